@@ -1,0 +1,102 @@
+#include "ldem/err.h"
+
+#include <string.h>
+
+void ldem_err_clear(ldem_err *e)
+{
+    if (!e)
+        return;
+    e->code = LDEM_OK;
+    e->file[0] = '\0';
+    e->line = 0;
+    e->offset = -1;
+    e->msg[0] = '\0';
+}
+
+int ldem_err_vset(ldem_err *e, int code, const char *file, long line, long long offset,
+                  const char *fmt, va_list ap)
+{
+    if (!e)
+        return code;
+    e->code = code;
+    e->line = line;
+    e->offset = offset;
+    e->file[0] = '\0';
+    if (file) {
+        /* Truncation of absurdly long paths is acceptable; the message stays useful. */
+        size_t n = strlen(file);
+        if (n >= sizeof e->file)
+            n = sizeof e->file - 1;
+        memcpy(e->file, file, n);
+        e->file[n] = '\0';
+    }
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    return code;
+}
+
+int ldem_err_set(ldem_err *e, int code, const char *file, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ldem_err_vset(e, code, file, line, -1, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int ldem_err_set_offset(ldem_err *e, int code, const char *file, long long offset,
+                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ldem_err_vset(e, code, file, 0, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void ldem_err_print(const ldem_err *e, const char *prog, FILE *out)
+{
+    if (!e || e->code == LDEM_OK)
+        return;
+    if (prog)
+        fprintf(out, "%s: ", prog);
+    fputs("error: ", out);
+    if (e->file[0]) {
+        if (e->line > 0)
+            fprintf(out, "%s:%ld: ", e->file, e->line);
+        else if (e->offset >= 0)
+            fprintf(out, "%s: byte %lld: ", e->file, e->offset);
+        else
+            fprintf(out, "%s: ", e->file);
+    } else if (e->offset >= 0) {
+        fprintf(out, "byte %lld: ", e->offset);
+    }
+    fprintf(out, "%s\n", e->msg);
+}
+
+int ldem_err_exit_code(const ldem_err *e)
+{
+    if (!e)
+        return 1;
+    switch (e->code) {
+    case LDEM_OK:
+        return 0;
+    case LDEM_ERR_INPUT:
+    case LDEM_ERR_USAGE:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+const char *ldem_status_name(int code)
+{
+    switch (code) {
+    case LDEM_OK: return "ok";
+    case LDEM_ERR_INPUT: return "bad input";
+    case LDEM_ERR_USAGE: return "bad usage";
+    case LDEM_ERR_IO: return "i/o failure";
+    case LDEM_ERR_NOMEM: return "out of memory";
+    case LDEM_ERR_INTERNAL: return "internal error";
+    default: return "unknown status";
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# CLI integration tests for ldg-pack, ldg-info and ldg-vtk: exit codes, one-line
+# "tool: error: FILE:LINE/byte: ..." messages, atomic outputs, round trips.
+# usage: test_tools.sh BUILD_TOOLS_DIR SOURCE_ROOT
+set -u
+bin=$1
+root=$2
+data=$root/data/demo
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_error NAME EXIT_CODE PATTERN -- command...
+# The command must exit with EXIT_CODE and print exactly one stderr line matching PATTERN.
+expect_error() {
+  local name=$1 code=$2 pattern=$3
+  shift 4
+  "$@" > "$work/out" 2> "$work/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l < "$work/err")
+  if [ "$rc" -ne "$code" ]; then bad "$name: exit $rc, expected $code ($(cat "$work/err"))"
+  elif [ "$lines" -ne 1 ]; then bad "$name: $lines stderr lines, expected 1: $(cat "$work/err")"
+  elif ! grep -Eq -- "$pattern" "$work/err"; then bad "$name: '$(cat "$work/err")' does not match '$pattern'"
+  else ok; fi
+}
+
+pack() {
+  "$bin/ldg-pack" --meta name=ico --meta unit=mm --nodes "$data/icosphere_nodes.tsv" \
+    --triangles "$data/icosphere_triangles.tsv" "$@"
+}
+
+# --- a good bundle, its listing, its round trip -------------------------------------
+pack -o "$work/g.ldg" && ok || bad "ldg-pack of the demo grain failed"
+"$bin/ldg-info" "$work/g.ldg" > "$work/info" 2>&1 && ok || bad "ldg-info on a good bundle failed"
+grep -q "nodes=162 triangles=320" "$work/info" && ok || bad "ldg-info does not report 162 nodes, 320 triangles: $(cat "$work/info")"
+grep -q "name=ico unit=mm" "$work/info" && ok || bad "ldg-info does not show META"
+"$bin/ldg-pack" -i "$work/g.ldg" -o "$work/g2.ldg" && cmp -s "$work/g.ldg" "$work/g2.ldg" && ok \
+  || bad "read-and-rewrite is not byte-identical"
+pack < /dev/null | "$bin/ldg-pack" -i - --meta extra=1 | "$bin/ldg-info" --json - > "$work/j" \
+  && ok || bad "ldg-pack in a pipe failed"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["files"][0]["bundles"][0]["sections"]; m=[x for x in s if x["tag"]=="META"][0]["facts"]; assert m["extra"]=="1" and m["name"]=="ico", m' "$work/j" \
+  && ok || bad "--json output is not the expected JSON"
+cat "$work/g.ldg" "$work/g.ldg" "$work/g.ldg" | "$bin/ldg-info" - > "$work/info3" && \
+  [ "$(grep -c '^<stdin>: bundle' "$work/info3")" -eq 3 ] && ok || bad "three concatenated bundles not all listed"
+
+# --- corrupt bundles: one line, exit 2, the byte offset ---------------------------
+size=$(stat -c %s "$work/g.ldg")
+head -c $((size - 7)) "$work/g.ldg" > "$work/cut.ldg"
+expect_error "truncated" 2 '^ldg-info: error: .*cut.ldg: byte [0-9]+: truncated stream' -- "$bin/ldg-info" "$work/cut.ldg"
+cp "$work/g.ldg" "$work/flip.ldg"
+# Flip one byte inside the NODE payload (well past the META section).
+printf '\x55' | dd of="$work/flip.ldg" bs=1 seek=400 conv=notrunc status=none
+expect_error "crc" 2 "^ldg-info: error: .*flip.ldg: byte [0-9]+: section 'NODE': CRC mismatch" -- "$bin/ldg-info" "$work/flip.ldg"
+printf 'hello, world, not a bundle\n' > "$work/text.ldg"
+expect_error "magic" 2 '^ldg-info: error: .*text.ldg: byte 0: bad magic' -- "$bin/ldg-info" "$work/text.ldg"
+: > "$work/empty.ldg"
+expect_error "empty" 2 'empty stream' -- "$bin/ldg-info" "$work/empty.ldg"
+expect_error "missing file" 2 'nosuch.ldg: cannot open' -- "$bin/ldg-info" "$work/nosuch.ldg"
+# --json prints nothing on stdout when the input is bad: no half JSON document.
+"$bin/ldg-info" --json "$work/cut.ldg" > "$work/out" 2>/dev/null
+[ ! -s "$work/out" ] && ok || bad "--json printed a partial document for a corrupt bundle"
+
+# --- ldg-pack input errors: FILE:LINE, exit 2, no output left behind ------------------
+printf 'x y z nx ny nz area\n0 0 1 0 0 1 0.5\n0 0 2 0 0 oops 0.5\n' > "$work/n1.tsv"
+expect_error "nodes not a number" 2 "^ldg-pack: error: .*n1.tsv:3: column 6: 'oops' is not a number" -- "$bin/ldg-pack" --nodes "$work/n1.tsv" -o "$work/never.ldg"
+printf '0 0 1 0 0 1 0.5\n0 0 1 0 0 1\n' > "$work/n2.tsv"
+expect_error "nodes ragged" 2 'n2.tsv:2: 6 columns, but the table has 7' -- "$bin/ldg-pack" --nodes "$work/n2.tsv" -o "$work/never.ldg"
+printf '0 0 1 0 0 0.5 0.5\n' > "$work/n3.tsv"
+expect_error "bad normal" 2 'n3.tsv:1: normal .* has length 0.5' -- "$bin/ldg-pack" --nodes "$work/n3.tsv" -o "$work/never.ldg"
+printf '0 1 2\n0 1 162\n' > "$work/t1.tsv"
+expect_error "triangle index" 2 't1.tsv:2: column 3: 162 is not a node index' -- "$bin/ldg-pack" --nodes "$data/icosphere_nodes.tsv" --triangles "$work/t1.tsv" -o "$work/never.ldg"
+expect_error "bad tag" 2 'not a valid tag' -- "$bin/ldg-pack" --section "a b =$data/README.md" -o "$work/never.ldg"
+expect_error "bad meta" 2 'key may only hold' -- "$bin/ldg-pack" --meta "bad key=1" -o "$work/never.ldg"
+[ ! -e "$work/never.ldg" ] && ok || bad "a failed ldg-pack left an output file"
+# A failed rewrite keeps the old complete file and leaves no temporary behind.
+cp "$work/g.ldg" "$work/keep.ldg"
+"$bin/ldg-pack" --nodes "$work/n1.tsv" -o "$work/keep.ldg" 2>/dev/null
+cmp -s "$work/g.ldg" "$work/keep.ldg" && ok || bad "a failed rewrite damaged the existing output"
+ls "$work" | grep -q '\.tmp\.' && bad "temporary files left behind: $(ls "$work")" || ok
+
+# --- ldg-vtk -------------------------------------------------------------------------
+"$bin/ldg-vtk" "$work/g.ldg" --vtu "$work/g.vtu" --encoding ascii && ok || bad "ldg-vtk --vtu failed"
+expect_error "no LSET" 2 'has no LSET section' -- "$bin/ldg-vtk" "$work/g.ldg" --vti "$work/never.vti"
+expect_error "bundle index" 2 'holds 1 bundle; --bundle 2' -- "$bin/ldg-vtk" "$work/g.ldg" --bundle 2 --vtu "$work/never.vtu"
+[ ! -e "$work/never.vti" ] && [ ! -e "$work/never.vtu" ] && ok || bad "failed ldg-vtk left output"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import vtk' 2>/dev/null; then
+  /usr/bin/python3 - "$work/g.vtu" "$data/icosphere_nodes.tsv" <<'PY' && ok || bad "VTK read-back of ldg-vtk output"
+import sys, vtk
+from vtk.util.numpy_support import vtk_to_numpy
+import numpy as np
+r = vtk.vtkXMLUnstructuredGridReader(); r.SetFileName(sys.argv[1]); r.Update()
+g = r.GetOutput()
+ref = np.loadtxt(sys.argv[2], comments="#", skiprows=2)
+pts = vtk_to_numpy(g.GetPoints().GetData())
+assert g.GetNumberOfPoints() == 162 and g.GetNumberOfCells() == 320, (g.GetNumberOfPoints(), g.GetNumberOfCells())
+assert np.array_equal(pts, ref[:, :3])
+assert np.allclose(vtk_to_numpy(g.GetPointData().GetArray("area")), ref[:, 6], rtol=0, atol=0)
+assert all(g.GetCellType(i) == 5 for i in range(320))
+PY
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
