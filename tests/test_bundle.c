@@ -1133,7 +1133,7 @@ Test(bundle, duplicate_section)
 
 Test(bundle, invalid_tag_bytes)
 {
-    static const char *const bad[] = {"ME\0A", "ME A", "\x7f" "ETA", "MET\x80", "\xff\xff\xff\xff",
+    static const char *const bad[] = {"ME\0A", "ME A", "\x7f\x45TA", "MET\x80", "\xff\xff\xff\xff",
                                       "\n\r\t\v"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         bytes s = {0};
@@ -1204,7 +1204,7 @@ Test(bundle, writer_misuse)
     cr_assert_eq(ldem_bundle_writer_begin(&w, fp, "out.ldg", &err), 0);
 
     /* Invalid tags: short, long, unprintable, space, the end marker. */
-    static const char *const bad[] = {"AB", "ABCDE", "AB\x01" "D", "AB D", "ENDB", ""};
+    static const char *const bad[] = {"AB", "ABCDE", "AB\x01\x44", "AB D", "ENDB", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ldem_err_clear(&err);
         cr_assert_eq(ldem_bundle_writer_section_begin(&w, bad[i], 0, 1, &err), LDEM_ERR_USAGE,

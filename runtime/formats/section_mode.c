@@ -64,6 +64,9 @@ int ldem_modes_encode(const ldem_modes *m, unsigned char **data, uint64_t *len, 
     uint64_t nodes = 0, grid = 0;
     if (!why && !array_sizes(m, &nodes, &grid))
         why = "sizes overflow";
+    /* Refuse to write what a reader would refuse to read. */
+    if (!why && m->kind == LDEM_MODE_ANALYTIC && (!m->descriptor || !*m->descriptor))
+        why = "analytic modes need a descriptor";
     if (why)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "MODE: %s", why);
     uint64_t dlen = m->descriptor ? strlen(m->descriptor) : 0;

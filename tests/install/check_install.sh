@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install libldem into a scratch prefix and build tests/install/consumer.c against it with
+# pkg-config, shared and static. usage: check_install.sh SOURCE_ROOT
+set -euo pipefail
+root=$(cd "$1" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+meson setup "$work/build" "$root" --prefix="$work/prefix" -Dvtk_tests=disabled > "$work/setup.log"
+meson install -C "$work/build" --quiet > "$work/install.log"
+pc=$(dirname "$(find "$work/prefix" -name ldem.pc)")
+export PKG_CONFIG_PATH=$pc
+cc -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L \
+  "$root/tests/install/consumer.c" -o "$work/consumer" $(pkg-config --cflags --libs ldem)
+LD_LIBRARY_PATH=$(pkg-config --variable=libdir ldem) "$work/consumer"
+cc -std=c11 -D_POSIX_C_SOURCE=200809L "$root/tests/install/consumer.c" -o "$work/consumer-static" \
+  $(pkg-config --cflags ldem) "$(pkg-config --variable=libdir ldem)/libldem.a" \
+  $(pkg-config --static --libs-only-other --libs-only-l ldem | sed 's/-lldem//')
+"$work/consumer-static"
+echo "install check: headers, shared and static library, ldem.pc all usable"
