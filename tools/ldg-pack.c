@@ -8,7 +8,6 @@
  * from the command line, and any section's raw payload from a file. Without -i it starts
  * a new bundle; with -i it adds to (or replaces sections of) the bundle read, so
  * `ldg-pack -i a.ldg -o b.ldg` alone rewrites a bundle unchanged. */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 
 #include "ldem/bundle.h"
+#include "ldem/infile.h"
 #include "ldem/outfile.h"
 #include "ldem/sections.h"
 #include "ldem/tsv.h"
@@ -164,12 +164,13 @@ static int add_raw(ldem_bundle *b, const char *spec, ldem_err *err)
                             "--section %s: '%s' is not a valid tag (four printable characters)",
                             spec, tag);
     const char *path = eq + 1;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open: %s", strerror(errno));
+    ldem_infile in;
+    int rc = ldem_infile_open(&in, path, err);
+    if (rc)
+        return rc;
+    FILE *fp = in.fp;
     unsigned char *data = NULL;
     size_t len = 0, cap = 0;
-    int rc = LDEM_OK;
     for (;;) {
         if (len == cap) {
             cap = cap ? 2 * cap : 65536;
@@ -187,7 +188,7 @@ static int add_raw(ldem_bundle *b, const char *spec, ldem_err *err)
     }
     if (!rc && ferror(fp))
         rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "read error");
-    fclose(fp);
+    ldem_infile_close(&in);
     if (rc) {
         free(data);
         return rc;
@@ -197,13 +198,14 @@ static int add_raw(ldem_bundle *b, const char *spec, ldem_err *err)
 
 static int load_input(ldem_bundle *b, const char *path, ldem_err *err)
 {
-    int stdin_input = strcmp(path, "-") == 0;
-    const char *name = stdin_input ? "<stdin>" : path;
-    FILE *fp = stdin_input ? stdin : fopen(path, "rb");
-    if (!fp)
-        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open: %s", strerror(errno));
+    ldem_infile in;
+    int rc = ldem_infile_open(&in, path, err);
+    if (rc)
+        return rc;
+    const char *name = in.name;
     ldem_bundle_reader *r = NULL;
-    int have = 0, more = 0, rc = ldem_bundle_reader_open(&r, fp, name, err);
+    int have = 0, more = 0;
+    rc = ldem_bundle_reader_open(&r, in.fp, name, err);
     if (!rc)
         rc = ldem_bundle_read(r, b, &have, err);
     if (!rc && !have)
@@ -213,8 +215,7 @@ static int load_input(ldem_bundle *b, const char *path, ldem_err *err)
         rc = ldem_err_set_offset(err, LDEM_ERR_INPUT, name, ldem_bundle_reader_offset(r) - 16,
                                  "a second bundle follows; ldg-pack edits one bundle at a time");
     ldem_bundle_reader_close(r);
-    if (!stdin_input)
-        fclose(fp);
+    ldem_infile_close(&in);
     return rc;
 }
 

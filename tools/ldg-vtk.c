@@ -5,13 +5,13 @@
  * --vtu writes the surface nodes and triangles (NODE) with normals, area weights and node
  * ids, plus each deformation mode sampled at the nodes (MODE) as a vector array;
  * --vti writes the level set (LSET) as ImageData. Outputs are written atomically. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ldem/bundle.h"
+#include "ldem/infile.h"
 #include "ldem/sections.h"
 #include "ldem/version.h"
 #include "ldem/vtu.h"
@@ -133,14 +133,13 @@ static int write_levelset(const ldem_bundle *b, const char *source, const option
 /* Read bundles up to the chosen one. */
 static int load_bundle(const options *o, ldem_bundle *b, const char **source, ldem_err *err)
 {
-    int stdin_input = strcmp(o->input, "-") == 0;
-    *source = stdin_input ? "<stdin>" : o->input;
-    FILE *fp = stdin_input ? stdin : fopen(o->input, "rb");
-    if (!fp)
-        return ldem_err_set(err, LDEM_ERR_INPUT, o->input, 0, "cannot open: %s",
-                            strerror(errno));
+    ldem_infile in;
+    int rc = ldem_infile_open(&in, o->input, err);
+    if (rc)
+        return rc;
+    *source = in.name;
     ldem_bundle_reader *r = NULL;
-    int rc = ldem_bundle_reader_open(&r, fp, *source, err);
+    rc = ldem_bundle_reader_open(&r, in.fp, *source, err);
     for (long i = 1; !rc; i++) {
         int have = 0;
         rc = ldem_bundle_read(r, b, &have, err);
@@ -153,8 +152,7 @@ static int load_bundle(const options *o, ldem_bundle *b, const char **source, ld
         ldem_bundle_free(b);
     }
     ldem_bundle_reader_close(r);
-    if (!stdin_input)
-        fclose(fp);
+    ldem_infile_close(&in);
     return rc;
 }
 

@@ -21,15 +21,8 @@ int ldem_err_vset(ldem_err *e, int code, const char *file, long line, long long 
     e->code = code;
     e->line = line;
     e->offset = offset;
-    e->file[0] = '\0';
-    if (file) {
-        /* Truncation of absurdly long paths is acceptable; the message stays useful. */
-        size_t n = strlen(file);
-        if (n >= sizeof e->file)
-            n = sizeof e->file - 1;
-        memcpy(e->file, file, n);
-        e->file[n] = '\0';
-    }
+    /* Truncating an absurdly long path is acceptable; the message stays useful. */
+    snprintf(e->file, sizeof e->file, "%s", file ? file : "");
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     return code;
 }

@@ -6,15 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static void release(ldem_outfile *of)
 {
     free(of->path);
@@ -29,7 +20,7 @@ int ldem_outfile_open(ldem_outfile *of, const char *path, ldem_err *err)
     memset(of, 0, sizeof *of);
     if (!path || !*path)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "empty output path");
-    of->path = dup_string(path);
+    of->path = strdup(path);
     if (!of->path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
     if (strcmp(path, "-") == 0) {

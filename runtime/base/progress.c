@@ -88,13 +88,7 @@ void ldem_progress_begin_on(ldem_progress *p, FILE *out, const char *label, uint
     p->enabled = force || isatty(fileno(p->out));
     if (!p->enabled)
         return;
-    if (label) {
-        size_t n = strlen(label);
-        if (n >= sizeof p->label)
-            n = sizeof p->label - 1;
-        memcpy(p->label, label, n);
-        p->label[n] = '\0';
-    }
+    snprintf(p->label, sizeof p->label, "%s", label ? label : "");
     p->start = now();
     draw(p, p->start, 0);
 }

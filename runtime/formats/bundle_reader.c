@@ -27,14 +27,12 @@ int ldem_bundle_reader_open(ldem_bundle_reader **out, FILE *fp, const char *name
 {
     *out = NULL;
     ldem_bundle_reader *r = calloc(1, sizeof *r);
-    const char *label = name ? name : "<stream>";
     if (r)
-        r->name = malloc(strlen(label) + 1);
+        r->name = strdup(name ? name : "<stream>");
     if (!r || !r->name) {
         free(r);
         return ldem_err_set(err, LDEM_ERR_NOMEM, name, 0, "out of memory");
     }
-    strcpy(r->name, label);
     r->fp = fp;
     r->max_section = LDEM_BUNDLE_DEFAULT_MAX_SECTION;
     r->stream_size = -1;

@@ -49,16 +49,6 @@ const char *ldem_meta_get(const ldem_meta *m, const char *key)
     return NULL;
 }
 
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 static int append(ldem_meta *m, const char *key, size_t klen, const char *value, size_t vlen,
                   ldem_err *err)
 {
@@ -73,7 +63,7 @@ static int append(ldem_meta *m, const char *key, size_t klen, const char *value,
         m->values = v;
         m->capacity = cap;
     }
-    char *k = dup_n(key, klen), *v = dup_n(value, vlen);
+    char *k = strndup(key, klen), *v = strndup(value, vlen);
     if (!k || !v) {
         free(k);
         free(v);
@@ -92,7 +82,7 @@ int ldem_meta_set(ldem_meta *m, const char *key, const char *value, ldem_err *er
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "META entry '%s': %s", key, why);
     for (size_t i = 0; i < m->count; i++) {
         if (strcmp(m->keys[i], key) == 0) {
-            char *v = dup_n(value, strlen(value));
+            char *v = strdup(value);
             if (!v)
                 return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
             free(m->values[i]);

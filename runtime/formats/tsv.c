@@ -1,5 +1,7 @@
 #include "ldem/tsv.h"
 
+#include "ldem/infile.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -149,15 +151,13 @@ int ldem_tsv_read(FILE *fp, const char *name, ldem_table *t, ldem_err *err)
 
 int ldem_tsv_read_path(const char *path, ldem_table *t, ldem_err *err)
 {
-    if (strcmp(path, "-") == 0)
-        return ldem_tsv_read(stdin, "<stdin>", t, err);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        memset(t, 0, sizeof *t);
-        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open: %s", strerror(errno));
-    }
-    int rc = ldem_tsv_read(fp, path, t, err);
-    fclose(fp);
+    ldem_infile in;
+    memset(t, 0, sizeof *t);
+    int rc = ldem_infile_open(&in, path, err);
+    if (rc)
+        return rc;
+    rc = ldem_tsv_read(in.fp, in.name, t, err);
+    ldem_infile_close(&in);
     return rc;
 }
 

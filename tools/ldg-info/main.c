@@ -4,7 +4,6 @@
  *
  * Every known section is fully decoded and validated, so ldg-info doubles as a checker
  * for Makefiles: exit 0 when every bundle is sound, 2 with a one-line error otherwise. */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "facts.h"
 #include "ldem/bundle.h"
 #include "ldem/err.h"
+#include "ldem/infile.h"
 #include "ldem/sections.h"
 #include "ldem/version.h"
 
@@ -108,13 +108,12 @@ static int list_stream(FILE *fp, const char *name, facts *f, ldem_err *err)
 
 static int list_path(const char *path, facts *f, ldem_err *err)
 {
-    if (strcmp(path, "-") == 0)
-        return list_stream(stdin, "<stdin>", f, err);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open: %s", strerror(errno));
-    int rc = list_stream(fp, path, f, err);
-    fclose(fp);
+    ldem_infile in;
+    int rc = ldem_infile_open(&in, path, err);
+    if (rc)
+        return rc;
+    rc = list_stream(in.fp, in.name, f, err);
+    ldem_infile_close(&in);
     return rc;
 }
 

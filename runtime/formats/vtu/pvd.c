@@ -92,12 +92,11 @@ int ldem_pvd_create(ldem_pvd **out, const char *path, ldem_err *err)
                             "a collection is rewritten on every frame; it needs a file");
     ldem_pvd *p = calloc(1, sizeof *p);
     if (p)
-        p->path = malloc(strlen(path) + 1);
+        p->path = strdup(path);
     if (!p || !p->path) {
         free(p);
         return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
     }
-    strcpy(p->path, path);
     /* Written at once, empty, so that a run that fails before its first frame still
      * replaces a stale collection from an earlier run in the same folder. */
     int rc = write_collection(path, 0, NULL, NULL, err);

@@ -1,0 +1,28 @@
+/* ldem/infile.h — an input named on the command line, where "-" means standard input.
+ * Every tool reads bundles and tables this way, and names the input in its errors
+ * ("<stdin>" for standard input). */
+#ifndef LDEM_INFILE_H
+#define LDEM_INFILE_H
+
+#include <stdio.h>
+
+#include "ldem/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_infile {
+    FILE *fp;
+    const char *name;   /* the path, or "<stdin>"; for messages */
+} ldem_infile;
+
+/* Open `path` for reading ("rb"); "-" is standard input. Failing to open is bad input. */
+int ldem_infile_open(ldem_infile *in, const char *path, ldem_err *err);
+/* Close unless it is standard input. */
+void ldem_infile_close(ldem_infile *in);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
