@@ -7,42 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ldem/sections.h"
+#include "support/memory_limit.h"
 #include "support/section_payloads.h"
-
-/* Run `fn` in a child whose address space may grow by at most 256 MiB beyond its current
- * size: a decoder that believed a corrupt count would fail there (LDEM_ERR_NOMEM or a
- * sanitizer abort) instead of getting lucky with overcommit. Returns fn's exit code. */
-static int run_with_memory_limit(int (*fn)(void), size_t headroom)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        long pages = 0;
-        FILE *statm = fopen("/proc/self/statm", "r");
-        if (statm) {
-            if (fscanf(statm, "%ld", &pages) != 1)
-                pages = 0;
-            fclose(statm);
-        }
-        if (pages > 0) {
-            rlim_t vm = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
-            struct rlimit lim = {vm + headroom, vm + headroom};
-            if (setrlimit(RLIMIT_AS, &lim) != 0)
-                _exit(90);
-        }
-        _exit(fn());
-    }
-    int status = 0;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* ------------------------------------------------------------------------------------ */
 /* LSET                                                                                  */
@@ -71,8 +41,9 @@ Test(sections, lset_rejects_dims_overflow)
     }
 }
 
-static int decode_hostile_lsets(void)
+static int decode_hostile_lsets(void *unused)
 {
+    (void)unused;
     pbuf b = {0};
     lset_raw(&b, 1u << 16, 1u << 16, 1u << 15, 1.0, 4); /* 2^47 values, 512 TiB */
     ldem_err err;
@@ -86,7 +57,7 @@ static int decode_hostile_lsets(void)
 
 Test(sections, lset_huge_dims_fail_without_allocating)
 {
-    cr_assert_eq(run_with_memory_limit(decode_hostile_lsets, (size_t)256 << 20), 0);
+    cr_assert_eq(run_with_memory_limit(decode_hostile_lsets, NULL, (size_t)256 << 20), 0);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -153,8 +124,9 @@ Test(sections, modes_reject_overflowing_counts)
 /* ------------------------------------------------------------------------------------ */
 /* No decoder believes a count with memory                                               */
 
-static int decode_hostile_counts(void)
+static int decode_hostile_counts(void *unused)
 {
+    (void)unused;
     ldem_err err;
     int bad = 0;
     pbuf b = {0};
@@ -185,6 +157,6 @@ static int decode_hostile_counts(void)
 
 Test(sections, hostile_counts_fail_without_allocating)
 {
-    int rc = run_with_memory_limit(decode_hostile_counts, (size_t)256 << 20);
+    int rc = run_with_memory_limit(decode_hostile_counts, NULL, (size_t)256 << 20);
     cr_assert_eq(rc, 0, "child result %d (bit mask of failed decoders, -1: killed)", rc);
 }
