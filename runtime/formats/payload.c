@@ -60,12 +60,14 @@ int mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 
 int cursor_need(payload_cursor *c, uint64_t n, uint64_t width, const char *what)
 {
-    uint64_t bytes;
-    if (!mul_u64(n, width, &bytes) || bytes > c->len - c->pos)
-        return cursor_fail(c, "%s: %llu entries need %s bytes but only %llu remain", what,
-                           (unsigned long long)n,
-                           mul_u64(n, width, &bytes) ? "more" : "an impossible number of",
-                           (unsigned long long)(c->len - c->pos));
+    uint64_t bytes, left = c->len - c->pos;
+    if (!mul_u64(n, width, &bytes))
+        return cursor_fail(c, "%s: %llu entries of %llu bytes overflow any size", what,
+                           (unsigned long long)n, (unsigned long long)width);
+    if (bytes > left)
+        return cursor_fail(c, "%s: %llu entries need %llu bytes but only %llu remain", what,
+                           (unsigned long long)n, (unsigned long long)bytes,
+                           (unsigned long long)left);
     return LDEM_OK;
 }
 
