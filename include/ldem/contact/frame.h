@@ -1,0 +1,56 @@
+/* ldem/contact/frame.h — contact frames carried by quaternions (Kuhn §3.2, eqs. 12–20).
+ *
+ * A contact's frame is a unit quaternion q whose local z axis is the contact normal; the
+ * tangential laws work with the local x, y components. Each step, before the law runs, the
+ * frame follows the rigid rotation of the pair: a twirl about the normal (the mean spin of the
+ * two bodies about it, eq. 13) and a tilt of the normal (eqs. 14–15). The tangential move and
+ * the previous force are then expressed in the frame (eqs. 18–19) and the new force rotated
+ * back (eq. 20). A glued pair that tumbles therefore carries its force along (objectivity).
+ *
+ * The history stack never leaves the frame, so it needs no rotation.
+ */
+#ifndef LDEM_CONTACT_FRAME_H
+#define LDEM_CONTACT_FRAME_H
+
+#include "ldem/quat.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Eq. 16: the frame of a new contact with normal n (local z ↦ n). */
+ldem_quat ldem_contact_frame_init(ldem_vec3 n);
+
+/* The current normal (local z axis) of a frame. */
+ldem_vec3 ldem_contact_frame_normal(ldem_quat q);
+
+/* Eq. 13: the twirl angle about n, half the sum of the two bodies' rotation increments
+ * projected on the normal. */
+double ldem_contact_twirl(ldem_vec3 n, ldem_vec3 dtheta_i, ldem_vec3 dtheta_j);
+
+/* Eqs. 14–15 for two spheres: the tilt of the normal, Δθ = n × (Δx_j − Δx_i)/(r_i + r_j), from
+ * the centre displacements and the radii of curvature (r_i + r_j is the centre distance). */
+ldem_vec3 ldem_contact_tilt_spheres(ldem_vec3 n, ldem_vec3 dx_i, ldem_vec3 dx_j, double r_i,
+                                    double r_j);
+
+/* Eqs. 12 and 17: q ← Δq ⊗ q with Δq = (1, Δθ/2), Δθ = twirl·n + tilt, then renormalize by
+ * `mode` (exact by default in callers; Katz is one Newton step, no square root). */
+ldem_quat ldem_contact_frame_rotate(ldem_quat q, double twirl, ldem_vec3 tilt,
+                                    enum ldem_quat_renorm mode);
+
+/* The same rotation when the new normal is known exactly (e.g. from the narrow phase): the
+ * twirl about the old normal, then the shortest rotation taking the old normal onto n_new.
+ * The frame's z axis then equals n_new (to round-off) so errors do not accumulate. */
+ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
+                                    enum ldem_quat_renorm mode);
+
+/* Eqs. 18–19: global vector → tangential components (x, y) in the frame. */
+void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2]);
+/* Eq. 20: tangential components in the frame plus a normal component → global vector. */
+ldem_vec3 ldem_contact_from_frame(ldem_quat q, const double t[2], double normal);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,54 @@
+/* ldem/contact/hertz.h — Hertz normal contact of two elastic spheres of one material.
+ *
+ * Total normal approach (overlap) d = R1 + R2 − |x1 − x2|, compression positive. The pair's
+ * constants follow jager.md §1 (and Kuhn's paper, converted to total quantities):
+ *
+ *   R* = R1 R2/(R1 + R2)          E* = E/(2(1 − ν²))          G* = E/((1 + ν)(2 − ν))
+ *   κ  = E* / G* = (2 − ν)/(2(1 − ν))                           a(d) = √(R* d)
+ *   N(d) = (4/3) E* √R* d^{3/2} = c_N d^{3/2}                  dN/dd = 2 E* a(d)
+ *
+ * A sphere against a flat is R2 = INFINITY (R* = R1). Note E* here is the pair's effective
+ * modulus for *two* spheres of modulus E; for a sphere on a rigid flat use E and ν of the
+ * sphere with E_flat → ∞ yourself (not modelled: both bodies share one material).
+ *
+ * Pure functions; d ≤ 0 gives zero force, stiffness, radius and energy.
+ */
+#ifndef LDEM_CONTACT_HERTZ_H
+#define LDEM_CONTACT_HERTZ_H
+
+#include "ldem/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_elastic_pair {
+    double E, nu;        /* Young's modulus and Poisson's ratio of both bodies */
+    double R1, R2;       /* radii of curvature at the contact; R2 = INFINITY for a flat */
+    double rstar;        /* R* */
+    double estar;        /* E* */
+    double gstar;        /* G* */
+    double kappa;        /* E* divided by G* */
+    double cn;           /* (4/3) E* √R*: N = cn d^{3/2} */
+} ldem_elastic_pair;
+
+/* Fill the derived constants. Refuses (LDEM_ERR_INPUT, message naming the parameter)
+ * E ≤ 0, ν outside (−1, 0.5], R1 ≤ 0, R2 ≤ 0, and non-finite values except R2 = INFINITY. */
+int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1, double R2,
+                           ldem_err *err);
+
+/* N(d). */
+double ldem_hertz_force(const ldem_elastic_pair *p, double d);
+/* dN/dd = 2 E* a. */
+double ldem_hertz_stiffness(const ldem_elastic_pair *p, double d);
+/* Contact radius a = √(R* d). */
+double ldem_hertz_radius(const ldem_elastic_pair *p, double d);
+/* Stored normal elastic energy ∫N dd = (2/5) N d. */
+double ldem_hertz_energy(const ldem_elastic_pair *p, double d);
+/* The approach at which N(d) = force (inverse of ldem_hertz_force; 0 for force ≤ 0). */
+double ldem_hertz_approach(const ldem_elastic_pair *p, double force);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+/* ldem/contact/jager.h — Kuhn's implementation of Jäger's exact Cattaneo–Mindlin–
+ * Deresiewicz tangential force for arbitrary 3-D histories (jager.md in the design notes).
+ *
+ * Inputs are DEM-usual total quantities in the contact frame: the normal approach d and the
+ * 2-vector tangential displacement s. Each call moves the contact along one straight line in
+ * (d, s) and solves that whole movement exactly (no incremental stiffness): elastic legs,
+ * annular slip with repetitive elimination of swallowed legs, normal unloading, gross sliding
+ * and loss of contact. In collinear histories the result is the Mindlin–Deresiewicz /
+ * method-of-dimensionality-reduction solution whatever the step size.
+ *
+ * State: a few doubles per contact plus a stack of history cells in a pool shared by all
+ * contacts (ldem/contact/history.h). A contact that is all zeros (ldem_jager_contact_init) is
+ * unloaded and not in contact.
+ *
+ * Energy (optional, params.track_energy): the stored tangential elastic energy is the energy
+ * of the MDR springs the stack describes, W = G* ∫|u(x)|² dx over the contact width, computed
+ * on demand in O(stack). The dissipated work is accumulated per step: springs that slip
+ * contribute their final traction times their slip (exact for steps at constant d, where a
+ * slipping spring's traction is constant; first-order in Δd otherwise), springs that leave
+ * the contact release the energy they hold when they leave. It is never negative in collinear
+ * histories; in 3-D the chord rule (jager.md §4) is not Coulomb-consistent spring by spring,
+ * and a step whose slip work would come out negative counts zero.
+ */
+#ifndef LDEM_CONTACT_JAGER_H
+#define LDEM_CONTACT_JAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ldem/contact/hertz.h"
+#include "ldem/contact/history.h"
+#include "ldem/err.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_jager_params {
+    ldem_elastic_pair pair;
+    double mu;            /* friction coefficient, > 0 */
+    double beta;          /* Kuhn §3.1 approximation: merge adjacent elastic legs whose slopes
+                           * differ by less than beta·mu (0 = exact; typical 0.1–0.2) */
+    bool track_energy;    /* accumulate dissipated work (costs a few flops per slipped leg) */
+} ldem_jager_params;
+
+typedef struct ldem_jager_contact {
+    double d;             /* current approach; ≤ 0 means not in contact */
+    double s[2];          /* last total tangential displacement (contact frame) */
+    double n;             /* normal force N(d) */
+    double t[2];          /* tangential force, same sign as s in virgin loading */
+    double dissipated;    /* cumulative frictional work (with track_energy) */
+    uint32_t top;         /* pool index of the top history cell; 0 = empty */
+    uint32_t length;      /* number of cells in the stack */
+} ldem_jager_contact;
+
+/* Check and store the parameters: mu > 0 and finite, 0 ≤ beta ≤ 2. */
+int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, double mu,
+                           double beta, ldem_err *err);
+
+/* The unloaded, separated contact (all zeros). */
+void ldem_jager_contact_init(ldem_jager_contact *c);
+
+/* Move from the current state straight to (d1, c->s + ds). Returns LDEM_OK, or
+ * LDEM_ERR_NOMEM if the pool could not grow (the contact is then cleared and reports zero
+ * force). d1 ≤ 0 clears the history and gives zero force. If the contact was separated, only
+ * the in-contact fraction d1/(d1 − d) of ds counts (first touch inside the step). */
+int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
+                    ldem_jager_contact *c, double d1, const double ds[2]);
+
+/* The same, given the total tangential displacement s1 instead of the increment. */
+int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
+                       ldem_jager_contact *c, double d1, const double s1[2]);
+
+/* Stored tangential elastic energy of the current stack (exact for the MDR springs). */
+double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                const ldem_jager_contact *c);
+
+/* T recomputed from the stack as Σ w_k (N_k − N_{k−1}), for checking the carried value. */
+void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                 const ldem_jager_contact *c, double t[2]);
+
+/* The elastic tangential shift s_el = κ Σ w_k (z_k − z_{k−1}) the stack holds. */
+void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_pool *pool,
+                              const ldem_jager_contact *c, double s_el[2]);
+
+/* Give the contact's cells back to the pool and reset it to the separated state (the
+ * cumulative dissipation is kept). */
+void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+/* Hertz normal contact of two spheres of one material (ldem/contact/hertz.h). */
+#include "ldem/contact/hertz.h"
+
+#include <math.h>
+
+int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1, double R2,
+                           ldem_err *err)
+{
+    if (!(isfinite(E) && E > 0))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "Young's modulus E must be positive and finite (got %g)", E);
+    /* ν = −1 makes G* infinite and ν > 1/2 is not a stable isotropic material. */
+    if (!(isfinite(nu) && nu > -1.0 && nu <= 0.5))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "Poisson's ratio nu must lie in (-1, 0.5] (got %g)", nu);
+    if (!(isfinite(R1) && R1 > 0))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "radius R1 must be positive and finite (got %g)", R1);
+    if (!(R2 > 0) || isnan(R2))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "radius R2 must be positive, or inf for a flat (got %g)", R2);
+    p->E = E;
+    p->nu = nu;
+    p->R1 = R1;
+    p->R2 = R2;
+    p->rstar = isinf(R2) ? R1 : R1 * R2 / (R1 + R2);
+    p->estar = E / (2.0 * (1.0 - nu * nu));
+    p->gstar = E / ((1.0 + nu) * (2.0 - nu));
+    p->kappa = (2.0 - nu) / (2.0 * (1.0 - nu));
+    p->cn = 4.0 / 3.0 * p->estar * sqrt(p->rstar);
+    return LDEM_OK;
+}
+
+double ldem_hertz_force(const ldem_elastic_pair *p, double d)
+{
+    return d > 0 ? p->cn * d * sqrt(d) : 0.0;
+}
+
+double ldem_hertz_stiffness(const ldem_elastic_pair *p, double d)
+{
+    return d > 0 ? 2.0 * p->estar * sqrt(p->rstar * d) : 0.0;
+}
+
+double ldem_hertz_radius(const ldem_elastic_pair *p, double d)
+{
+    return d > 0 ? sqrt(p->rstar * d) : 0.0;
+}
+
+double ldem_hertz_energy(const ldem_elastic_pair *p, double d)
+{
+    return 0.4 * ldem_hertz_force(p, d) * (d > 0 ? d : 0.0);
+}
+
+double ldem_hertz_approach(const ldem_elastic_pair *p, double force)
+{
+    return force > 0 ? cbrt((force / p->cn) * (force / p->cn)) : 0.0;
+}

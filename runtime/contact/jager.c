@@ -1,0 +1,373 @@
+/* Kuhn's Jäger algorithm (ldem/contact/jager.h), as restated in jager.md §3–§7.
+ *
+ * Variables are total quantities: levels z are normal approaches, slopes w = dT/dN are
+ * dimensionless with |w| ≤ μ, and the carried vector c is the tangential move scaled by 1/κ,
+ * so that a segment of slope w over a level interval Δz holds the displacement κ w Δz.
+ * The stack lives in the shared pool; only its top cell is ever modified.
+ */
+#include "ldem/contact/jager.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "jager_energy.h"
+
+/* Tolerances of jager.md §3 and §7. */
+#define RETRACE_TOLERANCE 1e-14  /* |c| ≤ this·μ·d after truncation: an exact retrace */
+#define SLIVER_TOLERANCE 1e-15   /* a slip front this close to a segment's bottom pops it */
+#define ELASTIC_MARGIN 1e-12     /* a cell is elastic (mergeable) if |w| < μ(1 − this) */
+
+int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, double mu,
+                           double beta, ldem_err *err)
+{
+    if (!(isfinite(mu) && mu > 0))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "friction coefficient mu must be positive and finite (got %g)", mu);
+    /* Slopes differ by at most 2μ, so β > 2 would merge every pair of elastic legs. */
+    if (!(beta >= 0 && beta <= 2))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "approximation parameter beta must lie in [0, 2] (got %g)", beta);
+    p->pair = *pair;
+    p->mu = mu;
+    p->beta = beta;
+    p->track_energy = true;
+    return LDEM_OK;
+}
+
+void ldem_jager_contact_init(ldem_jager_contact *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+static inline double hertz(double cn, double z)
+{
+    return cn * z * sqrt(z);
+}
+
+/* N at the level of cell i (0: the unloaded bottom). */
+static inline double level_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                 uint32_t i)
+{
+    if (!i)
+        return 0;
+    return pool->force ? pool->force[i] : hertz(p->pair.cn, pool->cell[i].z);
+}
+
+static inline void set_level(ldem_history_pool *pool, uint32_t i, double z, double force)
+{
+    pool->cell[i].z = z;
+    if (pool->force)
+        pool->force[i] = force;
+}
+
+/* The distance t ≥ 0 below a segment's top at which |c + w t| = μ(L + t), i.e. the root of
+ * A t² + 2B t + C = 0 in the cancellation-free form of jager.md §3 (∞ if there is none). */
+static inline double slip_front_depth(double a, double b, double c)
+{
+    double disc = b * b - a * c;
+    double root = sqrt(disc > 0 ? disc : 0);
+    if (b > 0)
+        return -c / (b + root);
+    if (a > 0)
+        return (root - b) / a;
+    return INFINITY;
+}
+
+void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    ldem_history_clear(pool, c->top);
+    c->top = 0;
+    c->length = 0;
+    c->n = 0;
+    c->t[0] = c->t[1] = 0;
+}
+
+/* Kuhn §3.1: after an elastic push, merge the top with the elastic cell below while their
+ * slopes differ by less than βμ, weighting by force so that T is unchanged. */
+static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *pool,
+                               ldem_jager_contact *c)
+{
+    const double limit = p->beta * p->mu, elastic = p->mu * (1 - ELASTIC_MARGIN);
+    while (c->length >= 2) {
+        uint32_t top = c->top, below = pool->next[top], bottom = pool->next[below];
+        const double *wt = pool->cell[top].w, *wb = pool->cell[below].w;
+        double dx = wt[0] - wb[0], dy = wt[1] - wb[1];
+        if (wb[0] * wb[0] + wb[1] * wb[1] >= elastic * elastic || dx * dx + dy * dy >= limit * limit)
+            return;
+        double nt = level_force(p, pool, top), nb = level_force(p, pool, below);
+        double n0 = level_force(p, pool, bottom);
+        double span = nt - n0;
+        double w[2] = {(wt[0] * (nt - nb) + wb[0] * (nb - n0)) / span,
+                       (wt[1] * (nt - nb) + wb[1] * (nb - n0)) / span};
+        set_level(pool, below, pool->cell[top].z, nt);
+        pool->cell[below].w[0] = w[0];
+        pool->cell[below].w[1] = w[1];
+        c->top = ldem_history_pop(pool, top);
+        c->length--;
+    }
+}
+
+/* Record a new top cell (z, w) whose force is `force`. */
+static int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double z, double force,
+                     double wx, double wy)
+{
+    uint32_t i = ldem_history_push(pool, c->top);
+    if (!i)
+        return LDEM_ERR_NOMEM;
+    pool->cell[i].z = z;
+    pool->cell[i].w[0] = wx;
+    pool->cell[i].w[1] = wy;
+    if (pool->force)
+        pool->force[i] = force;
+    c->top = i;
+    c->length++;
+    return LDEM_OK;
+}
+
+/* Energy a step's leaving springs hold, G*κ² ∫|u|² dx / κ²-scaled: accumulated by the
+ * truncation below and by loss of contact. */
+typedef struct leaving {
+    double u[2];  /* scaled displacement U0 at the current segment top (0 at the old top) */
+    double g[2];  /* the move per unit of normal unloading, c0/(d0 − d1) */
+    double d0;    /* approach at the start of the step */
+    double sum;   /* ∫ |trial at leaving|² dx so far */
+} leaving;
+
+static void leaving_segment(const ldem_jager_params *p, leaving *lv, double lo, double hi,
+                            const double w[2])
+{
+    lv->sum += ldem__jager_leaving_square(p->pair.rstar, lo, hi, lv->u, w, lv->g, lv->d0);
+    lv->u[0] += w[0] * (hi - lo);
+    lv->u[1] += w[1] * (hi - lo);
+}
+
+/* Loss of contact during a step from d0 > 0 to d1 ≤ 0: every spring leaves. */
+static double separation_loss(const ldem_jager_params *p, const ldem_history_pool *pool,
+                              const ldem_jager_contact *c, double d1, double cx, double cy)
+{
+    leaving lv = {.g = {cx / (c->d - d1), cy / (c->d - d1)}, .d0 = c->d};
+    for (uint32_t i = c->top; i; i = pool->next[i]) {
+        uint32_t below = pool->next[i];
+        leaving_segment(p, &lv, below ? pool->cell[below].z : 0, pool->cell[i].z,
+                        pool->cell[i].w);
+    }
+    return lv.sum;
+}
+
+static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
+                      ldem_jager_contact *c, double d1, double cx, double cy)
+{
+    const double mu = p->mu, cn = p->pair.cn;
+    const double energy_scale = p->pair.gstar * p->pair.kappa * p->pair.kappa;
+    const bool energy = p->track_energy;
+
+    if (!(d1 > 0)) { /* loss of contact (or still apart) */
+        if (energy && c->top)
+            c->dissipated += energy_scale * separation_loss(p, pool, c, d1, cx, cy);
+        ldem_jager_release(pool, c);
+        c->d = d1;
+        return LDEM_OK;
+    }
+    double d0 = c->d;
+    if (!(d0 > 0)) { /* first touch inside the step: only the in-contact part moves */
+        double f = d1 / (d1 - d0);
+        cx *= f;
+        cy *= f;
+        d0 = 0;
+        if (c->top)
+            ldem_jager_release(pool, c);
+    }
+    const double c0[2] = {cx, cy};
+    const double dd = d1 - d0;
+    if (dd == 0 && cx == 0 && cy == 0)
+        return LDEM_OK;
+    const double n1 = hertz(cn, d1);
+    double t[2] = {c->t[0], c->t[1]};
+
+    /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
+    if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
+        double wx = cx / dd, wy = cy / dd, dn = n1 - level_force(p, pool, c->top);
+        if (push_cell(pool, c, d1, n1, wx, wy))
+            goto out_of_memory;
+        c->t[0] = t[0] + wx * dn;
+        c->t[1] = t[1] + wy * dn;
+        c->d = d1;
+        c->n = n1;
+        if (p->beta > 0)
+            merge_elastic_legs(p, pool, c);
+        return LDEM_OK;
+    }
+
+    uint32_t top = c->top;
+    double slip_loss = 0;
+    /* (ii) normal unloading: cut the stack at d1, carrying the cut-off displacement. */
+    if (dd < 0) {
+        leaving lv = {.g = {cx / -dd, cy / -dd}, .d0 = d0};
+        for (;;) {
+            uint32_t below = pool->next[top];
+            double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
+            const double *w = pool->cell[top].w;
+            if (below && lo >= d1) {
+                double dn = level_force(p, pool, top) - level_force(p, pool, below);
+                if (energy)
+                    leaving_segment(p, &lv, lo, z, w);
+                cx += w[0] * (z - lo);
+                cy += w[1] * (z - lo);
+                t[0] -= w[0] * dn;
+                t[1] -= w[1] * dn;
+                top = ldem_history_pop(pool, top);
+                c->length--;
+                continue;
+            }
+            double dn = level_force(p, pool, top) - n1;
+            if (energy)
+                leaving_segment(p, &lv, d1, z, w);
+            cx += w[0] * (z - d1);
+            cy += w[1] * (z - d1);
+            t[0] -= w[0] * dn;
+            t[1] -= w[1] * dn;
+            set_level(pool, top, d1, n1);
+            break;
+        }
+        slip_loss += lv.sum;
+    }
+    c->top = top;
+    c->d = d1;
+    c->n = n1;
+
+    double tol = RETRACE_TOLERANCE * mu * d1;
+    if (cx * cx + cy * cy <= tol * tol) { /* exact retrace: the stack already says it all */
+        c->t[0] = t[0];
+        c->t[1] = t[1];
+        if (energy)
+            c->dissipated += energy_scale * slip_loss;
+        return LDEM_OK;
+    }
+
+    /* (iii) find the slip front z*: walk down, swallowing segments the front passes. */
+    double moment[2] = {0, 0}; /* ∫ (d1 − z) P(z) dx over the slipping springs */
+    if (energy && dd > 0)      /* new springs: trial displacement c0 (d1 − z)/Δd */
+    {
+        double sq = ldem__jager_bound_square(p->pair.rstar, d1, d0);
+        moment[0] += c0[0] / dd * sq;
+        moment[1] += c0[1] / dd * sq;
+    }
+    double front = 0; /* the level z* of the slip front */
+    while (top) {
+        uint32_t below = pool->next[top];
+        double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
+        const double *w = pool->cell[top].w;
+        double len = d1 - z, ww = w[0] * w[0] + w[1] * w[1];
+        double a = mu * mu - ww;
+        double b = mu * mu * len - (cx * w[0] + cy * w[1]);
+        double cc = mu * mu * len * len - (cx * cx + cy * cy);
+        double depth = slip_front_depth(a > 0 ? a : 0, b, cc < 0 ? cc : 0);
+        if (depth < (z - lo) * (1 - SLIVER_TOLERANCE)) {
+            if (depth > 0) {
+                double zs = z - depth, ns = hertz(cn, zs), dn = level_force(p, pool, top) - ns;
+                if (energy)
+                    ldem__jager_slip_moment(p->pair.rstar, d1, zs, z, (double[2]){cx, cy}, w,
+                                            moment);
+                t[0] -= w[0] * dn;
+                t[1] -= w[1] * dn;
+                cx += w[0] * depth;
+                cy += w[1] * depth;
+                set_level(pool, top, zs, ns);
+            }
+            front = pool->cell[top].z;
+            break;
+        }
+        /* The front passes below this segment: it is swallowed. */
+        double dn = level_force(p, pool, top) - level_force(p, pool, below);
+        if (energy)
+            ldem__jager_slip_moment(p->pair.rstar, d1, lo, z, (double[2]){cx, cy}, w, moment);
+        t[0] -= w[0] * dn;
+        t[1] -= w[1] * dn;
+        cx += w[0] * (z - lo);
+        cy += w[1] * (z - lo);
+        top = ldem_history_pop(pool, top);
+        c->length--;
+    }
+    c->top = top;
+
+    /* The slipping springs above z* form one cell of slope μ along the chord c. */
+    double norm = sqrt(cx * cx + cy * cy);
+    if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
+        c->t[0] = t[0];
+        c->t[1] = t[1];
+        return LDEM_OK;
+    }
+    double wx = mu * cx / norm, wy = mu * cy / norm;
+    double n_front = top ? level_force(p, pool, top) : 0;
+    if (push_cell(pool, c, d1, n1, wx, wy))
+        goto out_of_memory;
+    if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
+        c->t[0] = wx * n1;
+        c->t[1] = wy * n1;
+    } else {
+        c->t[0] = t[0] + wx * (n1 - n_front);
+        c->t[1] = t[1] + wy * (n1 - n_front);
+    }
+    if (energy) {
+        /* Slip work G* ∫ u1·(trial − u1) dx over both halves of the row, u1 = μκ ĉ(d1 − z). */
+        double sq = ldem__jager_bound_square(p->pair.rstar, d1, front);
+        double work = 2 * mu * ((cx * moment[0] + cy * moment[1]) / norm - mu * sq);
+        slip_loss += work > 0 ? work : 0;
+        c->dissipated += energy_scale * slip_loss;
+    }
+    return LDEM_OK;
+
+out_of_memory:
+    ldem_jager_release(pool, c);
+    c->d = d1;
+    return LDEM_ERR_NOMEM;
+}
+
+int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
+                    ldem_jager_contact *c, double d1, const double ds[2])
+{
+    c->s[0] += ds[0];
+    c->s[1] += ds[1];
+    const double kappa = p->pair.kappa;
+    return jager_step(p, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
+}
+
+int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
+                       ldem_jager_contact *c, double d1, const double s1[2])
+{
+    const double kappa = p->pair.kappa;
+    double cx = (s1[0] - c->s[0]) / kappa, cy = (s1[1] - c->s[1]) / kappa;
+    c->s[0] = s1[0];
+    c->s[1] = s1[1];
+    return jager_step(p, pool, c, d1, cx, cy);
+}
+
+double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                const ldem_jager_contact *c)
+{
+    const double scale = p->pair.gstar * p->pair.kappa * p->pair.kappa;
+    return scale * ldem__jager_stack_square(p->pair.rstar, pool, c->top);
+}
+
+void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                 const ldem_jager_contact *c, double t[2])
+{
+    t[0] = t[1] = 0;
+    for (uint32_t i = c->top; i; i = pool->next[i]) {
+        double dn = level_force(p, pool, i) - level_force(p, pool, pool->next[i]);
+        t[0] += pool->cell[i].w[0] * dn;
+        t[1] += pool->cell[i].w[1] * dn;
+    }
+}
+
+void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_pool *pool,
+                              const ldem_jager_contact *c, double s_el[2])
+{
+    s_el[0] = s_el[1] = 0;
+    for (uint32_t i = c->top; i; i = pool->next[i]) {
+        uint32_t below = pool->next[i];
+        double dz = pool->cell[i].z - (below ? pool->cell[below].z : 0);
+        s_el[0] += p->pair.kappa * pool->cell[i].w[0] * dz;
+        s_el[1] += p->pair.kappa * pool->cell[i].w[1] * dz;
+    }
+}

@@ -1,0 +1,81 @@
+/* Energy integrals over the MDR springs of a Jäger history stack (jager_energy.h). */
+#include "jager_energy.h"
+
+#include <math.h>
+
+/* Three-point Gauss–Legendre on [−1, 1]: exact for polynomials of degree ≤ 5. */
+static const double gauss_node[3] = {-0.77459666924148337704, 0.0, 0.77459666924148337704};
+static const double gauss_weight[3] = {5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0};
+
+typedef struct quadrature {
+    double z[3];      /* levels z = x²/R* at the nodes */
+    double weight[3]; /* weights including the half-width of the x interval */
+} quadrature;
+
+static quadrature quadrature_on(double rstar, double lo, double hi)
+{
+    double xl = sqrt(rstar * (lo > 0 ? lo : 0)), xh = sqrt(rstar * (hi > 0 ? hi : 0));
+    double mid = 0.5 * (xh + xl), half = 0.5 * (xh - xl);
+    quadrature q;
+    for (int g = 0; g < 3; g++) {
+        double x = mid + half * gauss_node[g];
+        q.z[g] = x * x / rstar;
+        q.weight[g] = half * gauss_weight[g];
+    }
+    return q;
+}
+
+void ldem__jager_slip_moment(double rstar, double d1, double lo, double hi,
+                             const double p_hi[2], const double w[2], double v[2])
+{
+    quadrature q = quadrature_on(rstar, lo, hi);
+    double i0 = 0, i1 = 0;
+    for (int g = 0; g < 3; g++) {
+        double bound = d1 - q.z[g];
+        i0 += q.weight[g] * bound;
+        i1 += q.weight[g] * bound * (hi - q.z[g]);
+    }
+    v[0] += p_hi[0] * i0 + w[0] * i1;
+    v[1] += p_hi[1] * i0 + w[1] * i1;
+}
+
+double ldem__jager_bound_square(double rstar, double d1, double lo)
+{
+    quadrature q = quadrature_on(rstar, lo, d1);
+    double sum = 0;
+    for (int g = 0; g < 3; g++)
+        sum += q.weight[g] * (d1 - q.z[g]) * (d1 - q.z[g]);
+    return sum;
+}
+
+double ldem__jager_leaving_square(double rstar, double lo, double hi, const double u_hi[2],
+                                  const double w[2], const double g[2], double d0)
+{
+    quadrature q = quadrature_on(rstar, lo, hi);
+    double sum = 0;
+    for (int k = 0; k < 3; k++) {
+        double ux = u_hi[0] + w[0] * (hi - q.z[k]) + g[0] * (d0 - q.z[k]);
+        double uy = u_hi[1] + w[1] * (hi - q.z[k]) + g[1] * (d0 - q.z[k]);
+        sum += q.weight[k] * (ux * ux + uy * uy);
+    }
+    return sum;
+}
+
+double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top)
+{
+    /* Walk down from the top, where U = 0, carrying U at the top of each segment. */
+    double u[2] = {0, 0}, sum = 0;
+    for (uint32_t i = top; i; i = pool->next[i]) {
+        uint32_t below = pool->next[i];
+        double hi = pool->cell[i].z, lo = below ? pool->cell[below].z : 0;
+        const double *w = pool->cell[i].w;
+        quadrature q = quadrature_on(rstar, lo, hi);
+        for (int k = 0; k < 3; k++) {
+            double ux = u[0] + w[0] * (hi - q.z[k]), uy = u[1] + w[1] * (hi - q.z[k]);
+            sum += q.weight[k] * (ux * ux + uy * uy);
+        }
+        u[0] += w[0] * (hi - lo);
+        u[1] += w[1] * (hi - lo);
+    }
+    return sum;
+}
