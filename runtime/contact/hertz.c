@@ -27,7 +27,8 @@ int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1,
     p->estar = E / (2.0 * (1.0 - nu * nu));
     p->gstar = E / ((1.0 + nu) * (2.0 - nu));
     p->kappa = (2.0 - nu) / (2.0 * (1.0 - nu));
-    p->cn = 4.0 / 3.0 * p->estar * sqrt(p->rstar);
+    p->sqrt_rstar = sqrt(p->rstar);
+    p->cn = 4.0 / 3.0 * p->estar * p->sqrt_rstar;
     return LDEM_OK;
 }
 

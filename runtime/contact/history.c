@@ -75,7 +75,7 @@ size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool)
     return sizeof(ldem_history_cell) + sizeof(uint32_t) + (pool->cache_force ? sizeof(double) : 0);
 }
 
-uint32_t ldem_history_push(ldem_history_pool *pool, uint32_t below)
+uint32_t ldem_history_push_grow(ldem_history_pool *pool, uint32_t below)
 {
     if (!pool->free_head) {
         /* Double, so that pushes cost amortised O(1) however long the histories grow. */
@@ -88,12 +88,7 @@ uint32_t ldem_history_push(ldem_history_pool *pool, uint32_t below)
         pool->capacity = slots;
         free_range(pool, old, slots);
     }
-    uint32_t i = pool->free_head;
-    pool->free_head = pool->next[i];
-    pool->next[i] = below;
-    if (++pool->live > pool->peak)
-        pool->peak = pool->live;
-    return i;
+    return ldem_history_push(pool, below);
 }
 
 void ldem_history_clear(ldem_history_pool *pool, uint32_t top)

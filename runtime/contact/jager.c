@@ -124,11 +124,11 @@ static int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double z, d
     return LDEM_OK;
 }
 
-/* Energy a step's leaving springs hold, G*κ² ∫|u|² dx / κ²-scaled: accumulated by the
- * truncation below and by loss of contact. */
+/* The springs that leave the contact while a step unloads it, each holding the displacement
+ * it had when the shrinking contact edge passed it: U0(z) + g (d0 − z), g = c/(d0 − d1). */
 typedef struct leaving {
-    double u[2];  /* scaled displacement U0 at the current segment top (0 at the old top) */
-    double g[2];  /* the move per unit of normal unloading, c0/(d0 − d1) */
+    double u[2];  /* U0 at the top of the current segment (0 at the old top) */
+    double g[2];
     double d0;    /* approach at the start of the step */
     double sum;   /* ∫ |trial at leaving|² dx so far */
 } leaving;
@@ -136,7 +136,9 @@ typedef struct leaving {
 static void leaving_segment(const ldem_jager_params *p, leaving *lv, double lo, double hi,
                             const double w[2])
 {
-    lv->sum += ldem__jager_leaving_square(p->pair.rstar, lo, hi, lv->u, w, lv->g, lv->d0);
+    double s = p->pair.sqrt_rstar;
+    lv->sum += ldem__jager_leaving_square(p->pair.rstar, s * sqrt(lo), s * sqrt(hi), lv->u, w,
+                                          lv->g, lv->d0);
     lv->u[0] += w[0] * (hi - lo);
     lv->u[1] += w[1] * (hi - lo);
 }
@@ -154,16 +156,28 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
     return lv.sum;
 }
 
+/* The force at a level below the top, from the cache or from Hertz. */
+static inline double below_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                 uint32_t i, double z)
+{
+    if (!i)
+        return 0;
+    return pool->force ? pool->force[i] : hertz(p->pair.cn, z);
+}
+
+/* The hot path. It keeps the force at the current top level in a local (the contact's N is
+ * the top's force by the invariant z_top = d) and reuses each square root for both the Hertz
+ * force and the energy quadrature, so a typical step costs four square roots. */
 static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                       ldem_jager_contact *c, double d1, double cx, double cy)
 {
     const double mu = p->mu, cn = p->pair.cn;
-    const double energy_scale = p->pair.gstar * p->pair.kappa * p->pair.kappa;
     const bool energy = p->track_energy;
 
     if (!(d1 > 0)) { /* loss of contact (or still apart) */
         if (energy && c->top)
-            c->dissipated += energy_scale * separation_loss(p, pool, c, d1, cx, cy);
+            c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa *
+                             separation_loss(p, pool, c, d1, cx, cy);
         ldem_jager_release(pool, c);
         c->d = d1;
         return LDEM_OK;
@@ -177,20 +191,20 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         if (c->top)
             ldem_jager_release(pool, c);
     }
-    const double c0[2] = {cx, cy};
     const double dd = d1 - d0;
     if (dd == 0 && cx == 0 && cy == 0)
         return LDEM_OK;
-    const double n1 = hertz(cn, d1);
-    double t[2] = {c->t[0], c->t[1]};
+    const double root1 = sqrt(d1), n1 = cn * d1 * root1;
+    double n_top = c->top ? c->n : 0; /* force at the top level */
+    double tx = c->t[0], ty = c->t[1];
 
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
-        double wx = cx / dd, wy = cy / dd, dn = n1 - level_force(p, pool, c->top);
+        double wx = cx / dd, wy = cy / dd;
         if (push_cell(pool, c, d1, n1, wx, wy))
             goto out_of_memory;
-        c->t[0] = t[0] + wx * dn;
-        c->t[1] = t[1] + wy * dn;
+        c->t[0] = tx + wx * (n1 - n_top);
+        c->t[1] = ty + wy * (n1 - n_top);
         c->d = d1;
         c->n = n1;
         if (p->beta > 0)
@@ -198,8 +212,9 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         return LDEM_OK;
     }
 
+    const double c0[2] = {cx, cy};
     uint32_t top = c->top;
-    double slip_loss = 0;
+    double loss = 0; /* ∫ … dx of the dissipation, before the factor G*κ² */
     /* (ii) normal unloading: cut the stack at d1, carrying the cut-off displacement. */
     if (dd < 0) {
         leaving lv = {.g = {cx / -dd, cy / -dd}, .d0 = d0};
@@ -207,29 +222,29 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
             uint32_t below = pool->next[top];
             double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
             const double *w = pool->cell[top].w;
-            if (below && lo >= d1) {
-                double dn = level_force(p, pool, top) - level_force(p, pool, below);
+            if (!below || lo < d1) {
                 if (energy)
-                    leaving_segment(p, &lv, lo, z, w);
-                cx += w[0] * (z - lo);
-                cy += w[1] * (z - lo);
-                t[0] -= w[0] * dn;
-                t[1] -= w[1] * dn;
-                top = ldem_history_pop(pool, top);
-                c->length--;
-                continue;
+                    leaving_segment(p, &lv, d1, z, w);
+                cx += w[0] * (z - d1);
+                cy += w[1] * (z - d1);
+                tx -= w[0] * (n_top - n1);
+                ty -= w[1] * (n_top - n1);
+                set_level(pool, top, d1, n1);
+                n_top = n1;
+                break;
             }
-            double dn = level_force(p, pool, top) - n1;
+            double n_lo = below_force(p, pool, below, lo);
             if (energy)
-                leaving_segment(p, &lv, d1, z, w);
-            cx += w[0] * (z - d1);
-            cy += w[1] * (z - d1);
-            t[0] -= w[0] * dn;
-            t[1] -= w[1] * dn;
-            set_level(pool, top, d1, n1);
-            break;
+                leaving_segment(p, &lv, lo, z, w);
+            cx += w[0] * (z - lo);
+            cy += w[1] * (z - lo);
+            tx -= w[0] * (n_top - n_lo);
+            ty -= w[1] * (n_top - n_lo);
+            n_top = n_lo;
+            top = ldem_history_pop(pool, top);
+            c->length--;
         }
-        slip_loss += lv.sum;
+        loss += lv.sum;
     }
     c->top = top;
     c->d = d1;
@@ -237,22 +252,26 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
 
     double tol = RETRACE_TOLERANCE * mu * d1;
     if (cx * cx + cy * cy <= tol * tol) { /* exact retrace: the stack already says it all */
-        c->t[0] = t[0];
-        c->t[1] = t[1];
+        c->t[0] = tx;
+        c->t[1] = ty;
         if (energy)
-            c->dissipated += energy_scale * slip_loss;
+            c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa * loss;
         return LDEM_OK;
     }
 
     /* (iii) find the slip front z*: walk down, swallowing segments the front passes. */
+    const double rstar = p->pair.rstar, sr = p->pair.sqrt_rstar;
     double moment[2] = {0, 0}; /* ∫ (d1 − z) P(z) dx over the slipping springs */
-    if (energy && dd > 0)      /* new springs: trial displacement c0 (d1 − z)/Δd */
-    {
-        double sq = ldem__jager_bound_square(p->pair.rstar, d1, d0);
-        moment[0] += c0[0] / dd * sq;
-        moment[1] += c0[1] / dd * sq;
+    double x_top = 0;          /* √(R* z) of the top level, for the quadrature */
+    if (energy) {
+        x_top = sr * (dd > 0 ? (d0 > 0 ? sqrt(d0) : 0) : root1);
+        if (dd > 0) { /* new springs: trial displacement c0 (d1 − z)/Δd, all slipping */
+            double sq = ldem__jager_bound_square(rstar, d1, x_top, sr * root1);
+            moment[0] += c0[0] / dd * sq;
+            moment[1] += c0[1] / dd * sq;
+        }
     }
-    double front = 0; /* the level z* of the slip front */
+    double x_front = 0, n_front = 0; /* the slip front z*: its √(R* z*) and N(z*) */
     while (top) {
         uint32_t below = pool->next[top];
         double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
@@ -261,59 +280,70 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         double a = mu * mu - ww;
         double b = mu * mu * len - (cx * w[0] + cy * w[1]);
         double cc = mu * mu * len * len - (cx * cx + cy * cy);
-        double depth = slip_front_depth(a > 0 ? a : 0, b, cc < 0 ? cc : 0);
+        if (cc > 0)
+            cc = 0;
+        /* A ≤ 0 (a slip cell whose |w|² rounded up): the root's square-root-free form. */
+        double depth = a > 0 ? slip_front_depth(a, b, cc) : b > 0 ? -cc / (2 * b) : INFINITY;
         if (depth < (z - lo) * (1 - SLIVER_TOLERANCE)) {
             if (depth > 0) {
-                double zs = z - depth, ns = hertz(cn, zs), dn = level_force(p, pool, top) - ns;
+                double zs = z - depth, root_s = sqrt(zs), ns = cn * zs * root_s;
                 if (energy)
-                    ldem__jager_slip_moment(p->pair.rstar, d1, zs, z, (double[2]){cx, cy}, w,
-                                            moment);
-                t[0] -= w[0] * dn;
-                t[1] -= w[1] * dn;
+                    ldem__jager_slip_moment(rstar, d1, sr * root_s, x_top, (double[2]){cx, cy},
+                                            w, moment);
+                tx -= w[0] * (n_top - ns);
+                ty -= w[1] * (n_top - ns);
                 cx += w[0] * depth;
                 cy += w[1] * depth;
                 set_level(pool, top, zs, ns);
+                n_top = ns;
+                x_top = sr * root_s;
             }
-            front = pool->cell[top].z;
+            x_front = x_top;
+            n_front = n_top;
             break;
         }
         /* The front passes below this segment: it is swallowed. */
-        double dn = level_force(p, pool, top) - level_force(p, pool, below);
+        double root_lo = below && (energy || !pool->force) ? sqrt(lo) : 0;
+        double n_lo = !below ? 0 : pool->force ? pool->force[below] : cn * lo * root_lo;
         if (energy)
-            ldem__jager_slip_moment(p->pair.rstar, d1, lo, z, (double[2]){cx, cy}, w, moment);
-        t[0] -= w[0] * dn;
-        t[1] -= w[1] * dn;
+            ldem__jager_slip_moment(rstar, d1, sr * root_lo, x_top, (double[2]){cx, cy}, w,
+                                    moment);
+        tx -= w[0] * (n_top - n_lo);
+        ty -= w[1] * (n_top - n_lo);
         cx += w[0] * (z - lo);
         cy += w[1] * (z - lo);
+        n_top = n_lo;
+        x_top = sr * root_lo;
         top = ldem_history_pop(pool, top);
         c->length--;
     }
     c->top = top;
 
-    /* The slipping springs above z* form one cell of slope μ along the chord c. */
+    /* The slipping springs above z* form one cell of slope μ along the chord c. (|c| also
+     * equals μ(d1 − z*) by the root's equation, but that is exact only to the root's
+     * round-off; the measured norm keeps |w| = μ to one ulp.) */
     double norm = sqrt(cx * cx + cy * cy);
     if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
-        c->t[0] = t[0];
-        c->t[1] = t[1];
+        c->t[0] = tx;
+        c->t[1] = ty;
         return LDEM_OK;
     }
-    double wx = mu * cx / norm, wy = mu * cy / norm;
-    double n_front = top ? level_force(p, pool, top) : 0;
+    double scale = mu / norm, wx = cx * scale, wy = cy * scale;
     if (push_cell(pool, c, d1, n1, wx, wy))
         goto out_of_memory;
     if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
         c->t[0] = wx * n1;
         c->t[1] = wy * n1;
     } else {
-        c->t[0] = t[0] + wx * (n1 - n_front);
-        c->t[1] = t[1] + wy * (n1 - n_front);
+        c->t[0] = tx + wx * (n1 - n_front);
+        c->t[1] = ty + wy * (n1 - n_front);
     }
     if (energy) {
         /* Slip work G* ∫ u1·(trial − u1) dx over both halves of the row, u1 = μκ ĉ(d1 − z). */
-        double sq = ldem__jager_bound_square(p->pair.rstar, d1, front);
+        double sq = ldem__jager_bound_square(rstar, d1, x_front, sr * root1);
         double work = 2 * mu * ((cx * moment[0] + cy * moment[1]) / norm - mu * sq);
-        slip_loss += work > 0 ? work : 0;
-        c->dissipated += energy_scale * slip_loss;
+        loss += work > 0 ? work : 0;
+        c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa * loss;
     }
     return LDEM_OK;
 

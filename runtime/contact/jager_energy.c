@@ -12,9 +12,8 @@ typedef struct quadrature {
     double weight[3]; /* weights including the half-width of the x interval */
 } quadrature;
 
-static quadrature quadrature_on(double rstar, double lo, double hi)
+static quadrature quadrature_on(double rstar, double xl, double xh)
 {
-    double xl = sqrt(rstar * (lo > 0 ? lo : 0)), xh = sqrt(rstar * (hi > 0 ? hi : 0));
     double mid = 0.5 * (xh + xl), half = 0.5 * (xh - xl);
     quadrature q;
     for (int g = 0; g < 3; g++) {
@@ -25,11 +24,11 @@ static quadrature quadrature_on(double rstar, double lo, double hi)
     return q;
 }
 
-void ldem__jager_slip_moment(double rstar, double d1, double lo, double hi,
+void ldem__jager_slip_moment(double rstar, double d1, double xlo, double xhi,
                              const double p_hi[2], const double w[2], double v[2])
 {
-    quadrature q = quadrature_on(rstar, lo, hi);
-    double i0 = 0, i1 = 0;
+    quadrature q = quadrature_on(rstar, xlo, xhi);
+    double hi = xhi * xhi / rstar, i0 = 0, i1 = 0;
     for (int g = 0; g < 3; g++) {
         double bound = d1 - q.z[g];
         i0 += q.weight[g] * bound;
@@ -39,20 +38,20 @@ void ldem__jager_slip_moment(double rstar, double d1, double lo, double hi,
     v[1] += p_hi[1] * i0 + w[1] * i1;
 }
 
-double ldem__jager_bound_square(double rstar, double d1, double lo)
+double ldem__jager_bound_square(double rstar, double d1, double xlo, double x1)
 {
-    quadrature q = quadrature_on(rstar, lo, d1);
+    quadrature q = quadrature_on(rstar, xlo, x1);
     double sum = 0;
     for (int g = 0; g < 3; g++)
         sum += q.weight[g] * (d1 - q.z[g]) * (d1 - q.z[g]);
     return sum;
 }
 
-double ldem__jager_leaving_square(double rstar, double lo, double hi, const double u_hi[2],
+double ldem__jager_leaving_square(double rstar, double xlo, double xhi, const double u_hi[2],
                                   const double w[2], const double g[2], double d0)
 {
-    quadrature q = quadrature_on(rstar, lo, hi);
-    double sum = 0;
+    quadrature q = quadrature_on(rstar, xlo, xhi);
+    double hi = xhi * xhi / rstar, sum = 0;
     for (int k = 0; k < 3; k++) {
         double ux = u_hi[0] + w[0] * (hi - q.z[k]) + g[0] * (d0 - q.z[k]);
         double uy = u_hi[1] + w[1] * (hi - q.z[k]) + g[1] * (d0 - q.z[k]);
@@ -69,7 +68,7 @@ double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uin
         uint32_t below = pool->next[i];
         double hi = pool->cell[i].z, lo = below ? pool->cell[below].z : 0;
         const double *w = pool->cell[i].w;
-        quadrature q = quadrature_on(rstar, lo, hi);
+        quadrature q = quadrature_on(rstar, sqrt(rstar * lo), sqrt(rstar * hi));
         for (int k = 0; k < 3; k++) {
             double ux = u[0] + w[0] * (hi - q.z[k]), uy = u[1] + w[1] * (hi - q.z[k]);
             sum += q.weight[k] * (ux * ux + uy * uy);

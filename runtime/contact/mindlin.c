@@ -43,8 +43,9 @@ static void mindlin_step(const ldem_mindlin_params *p, ldem_mindlin_contact *c, 
         dx *= f;
         dy *= f;
     }
-    double a = sqrt(p->pair.rstar * d1), kt = 2 * p->pair.gstar * a;
-    double n = p->pair.cn * d1 * sqrt(d1);
+    /* One square root serves both the contact radius and the Hertz force. */
+    double root = sqrt(d1), a = p->pair.sqrt_rstar * root, kt = 2 * p->pair.gstar * a;
+    double n = p->pair.cn * d1 * root;
     if (a < c->a) { /* normal unloading: the spring shrinks with the contact */
         double before = ldem_mindlin_stored_energy(p, c);
         double r = a / c->a;
@@ -58,9 +59,9 @@ static void mindlin_step(const ldem_mindlin_params *p, ldem_mindlin_contact *c, 
     c->xi[0] += dx;
     c->xi[1] += dy;
     double tx = kt * c->xi[0], ty = kt * c->xi[1];
-    double t = sqrt(tx * tx + ty * ty), cap = p->mu * n;
-    if (t > cap) { /* Coulomb: slide back onto the cone, dissipating μN times the slip */
-        double r = cap / t;
+    double t2 = tx * tx + ty * ty, cap = p->mu * n;
+    if (t2 > cap * cap) { /* Coulomb: slide back onto the cone, dissipating μN times the slip */
+        double t = sqrt(t2), r = cap / t;
         c->dissipated += cap * (t - cap) / kt;
         tx *= r;
         ty *= r;

@@ -26,6 +26,7 @@ typedef struct ldem_elastic_pair {
     double E, nu;        /* Young's modulus and Poisson's ratio of both bodies */
     double R1, R2;       /* radii of curvature at the contact; R2 = INFINITY for a flat */
     double rstar;        /* R* */
+    double sqrt_rstar;   /* √R*, so that a = √R*·√d costs the one square root N(d) needs */
     double estar;        /* E* */
     double gstar;        /* G* */
     double kappa;        /* E* divided by G* */

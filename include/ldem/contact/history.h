@@ -53,8 +53,20 @@ size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool);
 
 /* Take a free cell (growing the pool when needed) and link it above `below` (0 for an empty
  * stack). Returns its index, or 0 if memory ran out (the pool is then unchanged). The cell's
- * fields are left for the caller to fill. */
-uint32_t ldem_history_push(ldem_history_pool *pool, uint32_t below);
+ * fields are left for the caller to fill. Inline: the Jäger law pushes once per step. */
+uint32_t ldem_history_push_grow(ldem_history_pool *pool, uint32_t below);
+
+static inline uint32_t ldem_history_push(ldem_history_pool *pool, uint32_t below)
+{
+    uint32_t i = pool->free_head;
+    if (!i)
+        return ldem_history_push_grow(pool, below);
+    pool->free_head = pool->next[i];
+    pool->next[i] = below;
+    if (++pool->live > pool->peak)
+        pool->peak = pool->live;
+    return i;
+}
 
 /* Return the top cell to the free list; returns the new top (the cell below, or 0). */
 static inline uint32_t ldem_history_pop(ldem_history_pool *pool, uint32_t top)
