@@ -30,7 +30,7 @@ int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, 
     p->pair = *pair;
     p->mu = mu;
     p->beta = beta;
-    p->track_energy = true;
+    p->track_energy = false; /* it doubles the cost of a slip step; callers opt in */
     return LDEM_OK;
 }
 
@@ -348,8 +348,10 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     return LDEM_OK;
 
 out_of_memory:
+    /* Cleared and separated (d = 0, not d1): the next step then starts as a first touch
+     * instead of finding a contact in touch with no history. */
     ldem_jager_release(pool, c);
-    c->d = d1;
+    c->d = 0;
     return LDEM_ERR_NOMEM;
 }
 

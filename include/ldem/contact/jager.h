@@ -12,7 +12,8 @@
  * contacts (ldem/contact/history.h). A contact that is all zeros (ldem_jager_contact_init) is
  * unloaded and not in contact.
  *
- * Energy (optional, params.track_energy): the stored tangential elastic energy is the energy
+ * Energy (opt-in, params.track_energy, off after ldem_jager_params_init because it doubles the
+ * cost of a slip step): the stored tangential elastic energy is the energy
  * of the MDR springs the stack describes, W = G* ∫|u(x)|² dx over the contact width, computed
  * on demand in O(stack). The dissipated work is accumulated per step: springs that slip
  * contribute their final traction times their slip (exact for steps at constant d, where a
@@ -40,7 +41,7 @@ typedef struct ldem_jager_params {
     double mu;            /* friction coefficient, > 0 */
     double beta;          /* Kuhn §3.1 approximation: merge adjacent elastic legs whose slopes
                            * differ by less than beta·mu (0 = exact; typical 0.1–0.2) */
-    bool track_energy;    /* accumulate dissipated work (costs a few flops per slipped leg) */
+    bool track_energy;    /* accumulate dissipated work: a Gauss quadrature per slipped leg */
 } ldem_jager_params;
 
 typedef struct ldem_jager_contact {
@@ -61,8 +62,8 @@ int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, 
 void ldem_jager_contact_init(ldem_jager_contact *c);
 
 /* Move from the current state straight to (d1, c->s + ds). Returns LDEM_OK, or
- * LDEM_ERR_NOMEM if the pool could not grow (the contact is then cleared and reports zero
- * force). d1 ≤ 0 clears the history and gives zero force. If the contact was separated, only
+ * LDEM_ERR_NOMEM if the pool could not grow (the contact is then cleared, separated with
+ * d = 0, and reports zero force). d1 ≤ 0 clears the history and gives zero force. If the contact was separated, only
  * the in-contact fraction d1/(d1 − d) of ds counts (first touch inside the step). */
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                     ldem_jager_contact *c, double d1, const double ds[2]);
