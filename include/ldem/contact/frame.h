@@ -8,6 +8,13 @@
  * back (eq. 20). A glued pair that tumbles therefore carries its force along (objectivity).
  *
  * The history stack never leaves the frame, so it needs no rotation.
+ *
+ * A caution for the DEM step that feeds these functions: Kuhn's eq. 9 with linear lever arms
+ * (Δθ × r) is objective only to first order. Under a rigid tumble it leaves a sideways
+ * contact translation of about ½ θ_t (θ·n) r per step, which over a few radians of twirl and
+ * tumble in 1e-3 rad steps adds up to many slip distances (test_contact_frame measures 11
+ * s_max). Move the lever arms by the bodies' actual finite rotations (R r − r) instead; a rigid
+ * motion then gives zero translation to round-off.
  */
 #ifndef LDEM_CONTACT_FRAME_H
 #define LDEM_CONTACT_FRAME_H
@@ -40,7 +47,8 @@ ldem_quat ldem_contact_frame_rotate(ldem_quat q, double twirl, ldem_vec3 tilt,
                                     enum ldem_quat_renorm mode);
 
 /* The same rotation when the new normal is known exactly (e.g. from the narrow phase): the
- * twirl about the old normal, then the shortest rotation taking the old normal onto n_new.
+ * twirl about the old normal (first order, like eq. 17: by 2·atan(twirl/2)), then the shortest
+ * rotation taking the old normal onto n_new (exact).
  * The frame's z axis then equals n_new (to round-off) so errors do not accumulate. */
 ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
                                     enum ldem_quat_renorm mode);
