@@ -11,30 +11,9 @@
 set -u
 bin=$1
 cp_exe=$bin/contact-path
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_error NAME EXIT_CODE PATTERN -- command...
-# The command must exit with EXIT_CODE, print exactly one stderr line matching PATTERN and
-# nothing on stdout.
-expect_error() {
-  local name=$1 code=$2 pattern=$3
-  shift 4
-  "$@" > "$work/out" 2> "$work/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$work/err")
-  if [ "$rc" -ne "$code" ]; then bad "$name: exit $rc, expected $code ($(cat "$work/err"))"
-  elif [ "$lines" -ne 1 ]; then bad "$name: $lines stderr lines, expected 1: $(cat "$work/err")"
-  elif ! grep -Eq -- "$pattern" "$work/err"; then bad "$name: '$(cat "$work/err")' does not match '$pattern'"
-  elif [ -s "$work/out" ]; then bad "$name: printed on stdout: $(head -c 200 "$work/out")"
-  else ok; fi
-}
+. "$(dirname "$0")/harness.sh"
+# Every error here must leave stdout empty.
+QUIET_STDOUT=1
 
 # Glass-like spheres (the reference vectors' material).
 params=(--E 70e9 --nu 0.25 --mu 0.3 --R1 0.005 --R2 0.003)

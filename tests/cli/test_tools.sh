@@ -6,28 +6,7 @@ set -u
 bin=$1
 root=$2
 data=$root/data/demo
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_error NAME EXIT_CODE PATTERN -- command...
-# The command must exit with EXIT_CODE and print exactly one stderr line matching PATTERN.
-expect_error() {
-  local name=$1 code=$2 pattern=$3
-  shift 4
-  "$@" > "$work/out" 2> "$work/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l < "$work/err")
-  if [ "$rc" -ne "$code" ]; then bad "$name: exit $rc, expected $code ($(cat "$work/err"))"
-  elif [ "$lines" -ne 1 ]; then bad "$name: $lines stderr lines, expected 1: $(cat "$work/err")"
-  elif ! grep -Eq -- "$pattern" "$work/err"; then bad "$name: '$(cat "$work/err")' does not match '$pattern'"
-  else ok; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 pack() {
   "$bin/ldg-pack" --meta name=ico --meta unit=mm --nodes "$data/icosphere_nodes.tsv" \
