@@ -156,15 +156,6 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
     return lv.sum;
 }
 
-/* The force at a level below the top, from the cache or from Hertz. */
-static inline double below_force(const ldem_jager_params *p, const ldem_history_pool *pool,
-                                 uint32_t i, double z)
-{
-    if (!i)
-        return 0;
-    return pool->force ? pool->force[i] : hertz(p->pair.cn, z);
-}
-
 /* The hot path. It keeps the force at the current top level in a local (the contact's N is
  * the top's force by the invariant z_top = d) and reuses each square root for both the Hertz
  * force and the energy quadrature, so a typical step costs four square roots. */
@@ -233,7 +224,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                 n_top = n1;
                 break;
             }
-            double n_lo = below_force(p, pool, below, lo);
+            double n_lo = level_force(p, pool, below);
             if (energy)
                 leaving_segment(p, &lv, lo, z, w);
             cx += w[0] * (z - lo);
