@@ -11,26 +11,7 @@
 
 /* splitmix64: a fixed-seed generator of our own, so every run and platform sees the same
  * samples (rand() differs between C libraries). */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t seed)
-{
-    rng_state = seed;
-}
-
-static uint64_t splitmix64(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1). */
-static double uniform(void)
-{
-    return (double)(splitmix64() >> 11) * 0x1.0p-52 - 1.0;
-}
+#include "support/test_rng.h"
 
 /* A uniformly distributed direction (rejection from the cube keeps it isotropic). */
 static ldem_vec3 random_unit_vec(void)

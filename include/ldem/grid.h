@@ -1,0 +1,28 @@
+/* ldem/grid.h — sampling the level-set grid (ldem_lset) between its nodes.
+ *
+ * Trilinear interpolation of φ and its exact gradient within the cell, the way LS-DEM
+ * (Kawamoto et al.) queries a grain's level set at another grain's surface nodes. Points
+ * outside the grid are clamped to its boundary cell and flagged, so a caller decides
+ * what "outside" means (for contact: no contact).
+ */
+#ifndef LDEM_GRID_H
+#define LDEM_GRID_H
+
+#include "ldem/sections.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* φ at x by trilinear interpolation; *grad (if non-NULL) receives the gradient of the
+ * trilinear interpolant. Returns 1 if x lies inside the grid's box, 0 if it was clamped. */
+int ldem_lset_sample(const ldem_lset *ls, ldem_vec3 x, double *phi, ldem_vec3 *grad);
+
+/* Position of grid node (i, j, k). */
+ldem_vec3 ldem_lset_node(const ldem_lset *ls, uint32_t i, uint32_t j, uint32_t k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# lsgen end to end: analytic shapes and Gmsh-meshed STL inputs checked against closed forms
+# by tests/lsgen/check_lsgen.py (level set at every grid node, sign everywhere, nodes, areas,
+# normals, mass properties, VTK read-back of both previews), a pipe into ldg-info, and bad
+# input: one "lsgen: error: ..." line, exit 2, no output file of any kind.
+# usage: test_lsgen.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$1
+src=$2
+lsgen=$build/tools/lsgen/lsgen
+info=$build/tools/ldg-info
+py=/usr/bin/python3
+check="$src/tests/lsgen/check_lsgen.py"
+meshes="$src/tests/lsgen/meshes"
+. "$(dirname "$0")/harness.sh"
+
+# run_check NAME -- command...: a check_lsgen.py run; its report is shown on failure.
+run_check() {
+  local name=$1
+  shift 2
+  if "$@" > "$work/check.log" 2>&1; then ok; else bad "$name"; cat "$work/check.log"; fi
+  [ "${VERBOSE:-0}" = 1 ] && cat "$work/check.log"
+  return 0
+}
+
+# shape NAME CHECK-ARGS -- lsgen args...
+shape() {
+  local name=$1 checkargs=$2
+  shift 3
+  if "$lsgen" "$@" -o "$work/$name.ldg" --vti "$work/$name.vti" --vtu "$work/$name.vtu" \
+       2> "$work/$name.err"; then
+    ok
+    # shellcheck disable=SC2086
+    run_check "$name" -- "$py" "$check" shape "$work/$name.ldg" $checkargs \
+      --vti "$work/$name.vti" --vtu "$work/$name.vtu"
+  else
+    bad "lsgen $*: $(cat "$work/$name.err")"
+  fi
+}
+
+# ---- analytic shapes: exact distance at every node, closed-form mass, nodes
+shape sphere "--kind sphere --semi 10,10,10" -- sphere --radius 10 --h 0.5
+shape ellipsoid "--kind ellipsoid --semi 8,3,2" -- ellipsoid --axes 8,3,2 --h 0.2 --density 2.5
+shape cuboid "--kind cuboid --semi 80,2,2" -- cuboid --size 160,4,4 --h 0.25
+shape rounded "--kind cuboid --semi 8,3,2 --rounding 0.75" -- cuboid --size 16,6,4 --rounding 0.75 --h 0.2
+shape cylinder "--kind cylinder --semi 3,3,5" -- cylinder --radius 3 --length 10 --h 0.25
+shape superquadric "--kind superquadric --semi 5,4,3 --eps 0.5,0.8" -- \
+  superquadric --axes 5,4,3 --eps 0.5,0.8 --h 0.25
+
+# ---- meshes from Gmsh: a sphere and a torus of ~20k triangles, and the sphere with a hole
+if command -v gmsh > /dev/null; then
+  gmsh -v 0 -2 -format stl -o "$work/sphere.stl" "$meshes/sphere.geo" > /dev/null 2>&1 \
+    && gmsh -v 0 -2 -format stl -o "$work/torus.stl" "$meshes/torus.geo" > /dev/null 2>&1 \
+    && "$py" "$meshes/stl_cut_hole.py" "$work/sphere.stl" "$work/holed.stl" --center 10,0,0 --radius 0.8 2> /dev/null \
+    || bad "could not make the test meshes with gmsh"
+  mesh() {
+    local name=$1 checkargs=$2
+    shift 3
+    if "$lsgen" mesh "$@" -o "$work/$name.ldg" --vti "$work/$name.vti" --vtu "$work/$name.vtu" \
+         2> "$work/$name.err"; then
+      ok
+      # shellcheck disable=SC2086
+      run_check "$name" -- "$py" "$check" mesh "$work/$name.ldg" $checkargs \
+        --vti "$work/$name.vti" --vtu "$work/$name.vtu"
+    else
+      bad "lsgen mesh $*: $(cat "$work/$name.err")"
+    fi
+  }
+  mesh sphere-stl "--exact sphere:10 --stl $work/sphere.stl" -- "$work/sphere.stl" --h 0.5
+  mesh torus-stl "--exact torus:10,3 --stl $work/torus.stl" -- "$work/torus.stl" --h 0.4
+  mesh holed-stl "--exact sphere:10 --stl $work/holed.stl --hole 10,0,0,0.8" -- \
+    "$work/holed.stl" --h 0.5 --node-spacing 1
+  # The hole is reported, with counts.
+  if grep -Eq 'warning: .*holed.stl.*[0-9]+ boundary edges' "$work/holed-stl.err"; then ok
+  else bad "no boundary-edge warning for the holed mesh: $(cat "$work/holed-stl.err")"; fi
+else
+  bad "gmsh is not installed (apt-get install gmsh)"
+fi
+
+# ---- pipes: stdout is the bundle, stderr the messages
+if "$lsgen" sphere --radius 2 --h 0.25 | "$info" -q; then ok; else bad "lsgen | ldg-info"; fi
+
+# ---- bad input: one error line, exit 2, no output file at all
+QUIET_STDOUT=1
+no_outputs() {
+  local name=$1
+  if ls "$work"/out.* > /dev/null 2>&1; then bad "$name left $(ls "$work"/out.*)"; rm -f "$work"/out.*
+  else ok; fi
+}
+bad_mesh() {
+  local name=$1 pattern=$2 file=$3
+  expect_error "$name" 2 "^lsgen: error: .*$pattern" -- \
+    "$lsgen" mesh "$file" -o "$work/out.ldg" --vti "$work/out.vti" --vtu "$work/out.vtu"
+  no_outputs "$name"
+}
+bad_mesh missing 'nope\.stl' "$work/nope.stl"
+: > "$work/empty.stl"
+bad_mesh empty 'empty\.stl.*empty' "$work/empty.stl"
+if [ -f "$work/sphere.stl" ]; then
+  gmsh -v 0 -2 -format stl -bin -o "$work/binary.stl" "$meshes/sphere.geo" > /dev/null 2>&1
+  head -c 5000 "$work/binary.stl" > "$work/truncated.stl"
+  bad_mesh truncated 'truncated\.stl.*truncated' "$work/truncated.stl"
+fi
+cat > "$work/nan.stl" <<'STL'
+solid nan
+facet normal 0 0 1
+outer loop
+vertex 0 0 0
+vertex 1 0 0
+vertex 0 nan 0
+endloop
+endfacet
+endsolid nan
+STL
+bad_mesh nan 'nan\.stl:6:' "$work/nan.stl"
+# Four triangles on one plane, closed as a surface but enclosing nothing.
+cat > "$work/flat.stl" <<'STL'
+solid flat
+facet normal 0 0 1
+outer loop
+vertex 0 0 0
+vertex 1 0 0
+vertex 0 1 0
+endloop
+endfacet
+facet normal 0 0 -1
+outer loop
+vertex 0 0 0
+vertex 0 1 0
+vertex 1 0 0
+endloop
+endfacet
+facet normal 0 0 1
+outer loop
+vertex 1 0 0
+vertex 1 1 0
+vertex 0 1 0
+endloop
+endfacet
+facet normal 0 0 -1
+outer loop
+vertex 1 0 0
+vertex 0 1 0
+vertex 1 1 0
+endloop
+endfacet
+endsolid flat
+STL
+bad_mesh zero-volume 'flat\.stl.*zero-volume mesh' "$work/flat.stl"
+printf 'this is not a mesh\n' > "$work/garbage.msh"
+bad_mesh garbage 'garbage\.msh' "$work/garbage.msh"
+
+usage() {
+  local name=$1 pattern=$2
+  shift 3
+  expect_error "$name" 2 "^lsgen: error: $pattern" -- "$lsgen" "$@" -o "$work/out.ldg"
+  no_outputs "$name"
+}
+usage no-shape 'no shape' --
+usage unknown-shape "unknown shape 'blob'" -- blob
+usage no-radius 'sphere needs --radius' -- sphere
+usage negative-radius "--radius: expected a number > 0, got '-1'" -- sphere --radius -1
+usage not-a-number "--radius: '1x' is not a finite number" -- sphere --radius 1x
+usage short-list "--axes: expected 3 comma-separated numbers" -- ellipsoid --axes 1,2
+usage wrong-option '--length does not apply to a sphere' -- sphere --radius 1 --length 2
+usage zero-h "--h: expected a number > 0" -- sphere --radius 1 --h 0
+usage too-round 'cuboid: .*rounding' -- cuboid --size 2,2,2 --rounding 1.5
+usage bad-encoding '--vtk-encoding' -- sphere --radius 1 --vtk-encoding base64
+usage huge-grid 'a grid of .* is too large' -- sphere --radius 1 --h 1e-4
+usage mesh-no-file 'mesh needs a FILE' -- mesh
+usage mesh-shape-opt 'shape options .* do not apply to mesh' -- mesh x.stl --radius 2
+QUIET_STDOUT=0
+
+# --help and --version succeed on stdout
+if "$lsgen" --help | grep -q '^usage: lsgen'; then ok; else bad "--help"; fi
+if "$lsgen" --version | grep -Eq '^lsgen [0-9]'; then ok; else bad "--version"; fi
+
+echo "test_lsgen: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

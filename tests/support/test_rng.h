@@ -1,0 +1,29 @@
+/* Fixed-seed random numbers for tests: splitmix64, the same sequence on every platform,
+ * so a failing sample can be reproduced. One state per test file (static). */
+#ifndef LDEM_TEST_RNG_H
+#define LDEM_TEST_RNG_H
+
+#include <stdint.h>
+
+static uint64_t rng_state;
+
+static inline void rng_seed(uint64_t seed)
+{
+    rng_state = seed;
+}
+
+static inline uint64_t splitmix64(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1). */
+static inline double uniform(void)
+{
+    return (double)(splitmix64() >> 11) * 0x1.0p-52 - 1.0;
+}
+
+#endif

@@ -1,0 +1,28 @@
+/* Everything lsgen asks of Gmsh: reading surface geometry and remeshing it.
+ * (Offline only: libldem and demrun never link Gmsh — DESIGN.md.) */
+#ifndef LSGEN_GMSH_IO_H
+#define LSGEN_GMSH_IO_H
+
+#include "ldem/err.h"
+#include "ldem/mesh.h"
+
+/* Start Gmsh quietly (no terminal output; its messages are collected and a Gmsh error
+ * becomes the ldem_err); end releases it. begin may be called again after end. */
+int lsgen_gmsh_begin(ldem_err *err);
+void lsgen_gmsh_end(void);
+
+/* The surface triangles of any file Gmsh opens: STL (ASCII or binary; checked first by
+ * lsgen_stl_check), .msh (all 2-D elements; quadrangles split in two), and CAD (STEP, IGES,
+ * BREP, .geo) which has no mesh yet and is meshed here with target element size
+ * `mesh_size` (<= 0: the thinnest bounding-box extent / 80). Vertices are welded; orientation is left to lsgen_mesh_repair.
+ * Errors name `path`: missing, unreadable or empty file, no surface: LDEM_ERR_INPUT (exit 2). */
+int lsgen_gmsh_read_surface(const char *path, double mesh_size, ldem_trimesh *out,
+                            ldem_err *err);
+
+/* A new triangulation of the closed surface `in` with edges about `spacing` long
+ * (Gmsh: classify surfaces with feature angle `feature_deg`, reparametrize, Frontal-Delaunay).
+ * Output vertices lie on the input triangles, triangles oriented like the input. */
+int lsgen_gmsh_remesh(const ldem_trimesh *in, double spacing, double feature_deg,
+                      ldem_trimesh *out, ldem_err *err);
+
+#endif
