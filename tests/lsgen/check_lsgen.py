@@ -17,7 +17,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "support"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "meshes"))
 import ldg  # noqa: E402
+from stl_cut_hole import read_stl  # noqa: E402  (ASCII or binary STL -> n×3×3 triangles)
 
 FLOAT32_REL = 2.0 ** -24   # rounding of the stored float32 level set
 failures = []
@@ -257,22 +259,6 @@ def run_shape(args):
 
 
 # ---------------------------------------------------------------- mesh inputs
-
-def read_stl_ascii(path):
-    v = [list(map(float, line.split()[1:4])) for line in open(path) if line.strip().startswith("vertex")]
-    return np.array(v).reshape(-1, 3, 3)
-
-
-def read_stl(path):
-    raw = open(path, "rb").read()
-    if len(raw) >= 84:
-        (n,) = np.frombuffer(raw, "<u4", 1, 80)
-        if 84 + 50 * int(n) == len(raw):
-            rec = np.frombuffer(raw, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]),
-                                int(n), 84)
-            return rec["v"].astype(np.float64)
-    return read_stl_ascii(path)
-
 
 def chordal_error(tris, f):
     """Max |f| over a 15-point barycentric sampling of every triangle: how far the mesh
