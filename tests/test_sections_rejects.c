@@ -426,3 +426,162 @@ Test(sections, etab_rejects_invalid)
         pb_free(&b);
     }
 }
+
+/* The u32 after a table's mode packs interpolation (bits 0-7) and extrapolation (bits
+ * 8-15); bits 16-31 are reserved. */
+Test(sections, etab_extrapolation_bits)
+{
+    pbuf b = {0};
+    pb_u32(&b, 2), pb_u32(&b, 0);
+    etab_table_raw(&b, 0, LDEM_INTERP_LINEAR | LDEM_EXTRAP_QUADRATIC << 8, 3);
+    size_t second = b.n;
+    etab_table_raw(&b, 1, LDEM_INTERP_PCHIP | LDEM_EXTRAP_LINEAR << 8, 4);
+    expect_accept("ETAB", &b);
+
+    ldem_etab t;
+    ldem_err err;
+    ldem_section s = section_of("ETAB", b.p, b.n, SECTION_AT);
+    cr_assert_eq(ldem_etab_decode(&s, "grain.ldg", &t, &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(t.tables[0].interp, LDEM_INTERP_LINEAR);
+    cr_assert_eq(t.tables[0].extrapolate, LDEM_EXTRAP_QUADRATIC);
+    cr_assert_eq(t.tables[1].interp, LDEM_INTERP_PCHIP);
+    cr_assert_eq(t.tables[1].extrapolate, LDEM_EXTRAP_LINEAR);
+    ldem_etab_free(&t);
+
+    ldem_put_u32le(b.p + second + 4, LDEM_INTERP_PCHIP | 3u << 8);
+    expect_reject("ETAB", &b, "table 1: unknown extrapolation");
+    ldem_put_u32le(b.p + second + 4, 0xffu << 8);
+    expect_reject("ETAB", &b, "table 1: unknown extrapolation");
+    /* A kind of 3 in the interpolation byte is unknown, not an extrapolation. */
+    ldem_put_u32le(b.p + second + 4, 3u | LDEM_EXTRAP_LINEAR << 8);
+    expect_reject("ETAB", &b, "table 1: unknown interpolation");
+    const uint32_t reserved[] = {1u << 16, 1u << 24, 0x80000000u | LDEM_INTERP_PCHIP};
+    for (int i = 0; i < 3; i++) {
+        ldem_put_u32le(b.p + second + 4, reserved[i]);
+        expect_reject_at("ETAB", &b, "reserved bits 16-31", (long long)second + 4);
+    }
+    ldem_put_u32le(b.p + second + 4, LDEM_INTERP_PCHIP);
+    expect_accept("ETAB", &b);
+    pb_free(&b);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* DAMP                                                                                  */
+
+typedef struct damp_fields {
+    uint32_t n, kind;
+    double alpha, beta;
+    double zeta[3], omega[3], c[9];
+} damp_fields;
+
+/* A valid ratio-damped section with 3 modes. */
+static const damp_fields good_damp = {
+    .n = 3,
+    .kind = LDEM_DAMPING_RATIO,
+    .zeta = {0.02, 0.0, 0.05},
+    .omega = {10.0, 10.0, 31.5},
+    .c = {4.0, 0.5, -1.0, 0.5, 2.0, 0.25, -1.0, 0.25, 3.0},
+};
+
+/* Raw DAMP payload (the documented field order), from fields with n <= 3. */
+static void damp_raw(pbuf *b, const damp_fields *f)
+{
+    pb_u32(b, f->n), pb_u32(b, f->kind), pb_f64(b, f->alpha), pb_f64(b, f->beta);
+    uint32_t n = f->n <= 3 ? f->n : 3;
+    for (uint32_t k = 0; k < n; k++)
+        pb_f64(b, f->zeta[k]);
+    for (uint32_t k = 0; k < n; k++)
+        pb_f64(b, f->omega[k]);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++)
+            pb_f64(b, f->c[3 * i + j]);
+}
+
+static void damp_expect_reject(const damp_fields *f, const char *needle)
+{
+    pbuf b = {0};
+    damp_raw(&b, f);
+    expect_reject("DAMP", &b, needle);
+    pb_free(&b);
+}
+
+Test(sections, damp_rejects_invalid)
+{
+    pbuf b = {0};
+    damp_raw(&b, &good_damp);
+    cr_assert_eq(b.n, 24 + 16 * 3 + 8 * 9);
+    expect_accept("DAMP", &b);
+    pb_free(&b);
+
+    damp_fields f = good_damp;
+    f.n = 0;
+    damp_expect_reject(&f, "n must be >= 1");
+    f = good_damp, f.kind = 3;
+    damp_expect_reject(&f, "unknown damping kind 3");
+    f = good_damp, f.kind = LDEM_DAMPING_RAYLEIGH, f.beta = NAN;
+    damp_expect_reject(&f, "must be finite");
+    f = good_damp, f.zeta[1] = INFINITY;
+    damp_expect_reject(&f, "zeta[1] is not finite");
+    f = good_damp, f.omega[2] = NAN;
+    damp_expect_reject(&f, "omega[2] is not finite");
+    f = good_damp, f.c[3] = NAN;
+    damp_expect_reject(&f, "C entry (1, 0) is not finite");
+    f = good_damp, f.omega[0] = 0.0, f.omega[1] = 0.0;
+    damp_expect_reject(&f, "omega[0] = 0: natural frequencies must be > 0");
+    f = good_damp, f.omega[0] = -1.0;
+    damp_expect_reject(&f, "omega[0] = -1");
+    f = good_damp, f.omega[2] = 9.5;
+    damp_expect_reject(&f, "omega[2] = 9.5 < omega[1] = 10: frequencies must be ascending");
+    f = good_damp, f.zeta[2] = -1e-300;
+    damp_expect_reject(&f, "zeta[2] = -1e-300: damping ratios must be >= 0");
+    f = good_damp, f.kind = LDEM_DAMPING_RAYLEIGH;
+    damp_expect_reject(&f, "zeta[0] = 0.02: ratios must be 0 unless the kind is ratio");
+    f = good_damp, f.kind = LDEM_DAMPING_NONE;
+    damp_expect_reject(&f, "unless the kind is ratio");
+    f = good_damp, f.alpha = 0.1;
+    damp_expect_reject(&f, "must be 0 unless the kind is rayleigh");
+    f = good_damp, f.kind = LDEM_DAMPING_RAYLEIGH, f.beta = 1e-3;
+    memset(f.zeta, 0, sizeof f.zeta);
+    pb_free(&b);
+    damp_raw(&b, &f);
+    expect_accept("DAMP", &b);
+    pb_free(&b);
+    f.alpha = -1e-9;
+    damp_expect_reject(&f, "Rayleigh coefficients must be >= 0");
+    f = good_damp, f.kind = LDEM_DAMPING_NONE, f.beta = 2.0;
+    memset(f.zeta, 0, sizeof f.zeta);
+    damp_expect_reject(&f, "must be 0 unless the kind is rayleigh");
+
+    /* Symmetry to 1e-12 of max |c| = 4: 3.9e-12 passes, 4.1e-12 does not. */
+    f = good_damp, f.c[5] = 0.25 + 3.9e-12;
+    damp_raw(&b, &f);
+    expect_accept("DAMP", &b);
+    pb_free(&b);
+    f.c[5] = 0.25 + 4.1e-12;
+    damp_expect_reject(&f, "C is not symmetric");
+
+    /* Sizes: truncated arrays, trailing bytes, short header. */
+    damp_raw(&b, &good_damp);
+    b.n -= 8;
+    expect_reject_at("DAMP", &b, "zeta, omega and rows of C", 24);
+    b.n += 8;
+    pb_u32(&b, 0);
+    expect_reject("DAMP", &b, "unexpected bytes");
+    b.n = 20;
+    expect_reject_at("DAMP", &b, "f64 field", 16);
+    b.n = 6;
+    expect_reject_at("DAMP", &b, "u32 field", 4);
+    pb_free(&b);
+}
+
+/* Hostile n: 2^32 − 1 modes would need 24 + 16n + 8n² ≈ 147 EB; the payload has 144
+ * bytes, and the decoder must say so before allocating anything. */
+Test(sections, damp_hostile_n)
+{
+    const uint32_t huge[] = {0xffffffffu, 0x80000000u, 5u};
+    for (int i = 0; i < 3; i++) {
+        damp_fields f = good_damp;
+        f.n = huge[i];
+        damp_expect_reject(&f, "zeta, omega and rows of C");
+    }
+}

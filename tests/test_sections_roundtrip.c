@@ -343,11 +343,13 @@ Test(sections, etab_round_trip)
     t.tables = calloc(3, sizeof *t.tables);
     uint32_t modes[3] = {2, 0, 7};
     uint32_t interps[3] = {LDEM_INTERP_LINEAR, LDEM_INTERP_CUBIC, LDEM_INTERP_PCHIP};
+    uint32_t extraps[3] = {LDEM_EXTRAP_QUADRATIC, LDEM_EXTRAP_NONE, LDEM_EXTRAP_LINEAR};
     uint64_t ns[3] = {2, 5, 17};
     uint64_t total = 8;
     for (int i = 0; i < 3; i++) {
         ldem_etab_table *tb = &t.tables[i];
         tb->mode = modes[i], tb->interp = interps[i], tb->n = ns[i];
+        tb->extrapolate = extraps[i];
         tb->eps = malloc(ns[i] * sizeof(double));
         tb->energy = malloc(ns[i] * sizeof(double));
         tb->force = malloc(ns[i] * sizeof(double));
@@ -366,6 +368,11 @@ Test(sections, etab_round_trip)
     cr_assert_eq(len, total);
     cr_assert_eq(ldem_get_u32le(d), 3u);
     cr_assert_eq(ldem_get_u32le(d + 8), 2u, "first table's mode");
+    /* Interpolation in bits 0-7, extrapolation in bits 8-15 of one u32. */
+    cr_assert_eq(ldem_get_u32le(d + 12), LDEM_INTERP_LINEAR | LDEM_EXTRAP_QUADRATIC << 8,
+                 "first table's interpolation field 0x%x", ldem_get_u32le(d + 12));
+    cr_assert_eq(ldem_get_u32le(d + 8 + 16 + 24 * 2 + 4), LDEM_INTERP_CUBIC,
+                 "second table's interpolation field");
     cr_assert_eq(ldem_get_u64le(d + 16), 2u, "first table's n");
     ldem_section s = section_of("ETAB", d, len, SECTION_AT);
     ldem_etab got;
@@ -375,6 +382,7 @@ Test(sections, etab_round_trip)
         const ldem_etab_table *g = &got.tables[i], *w = &t.tables[i];
         cr_assert_eq(g->mode, w->mode);
         cr_assert_eq(g->interp, w->interp);
+        cr_assert_eq(g->extrapolate, w->extrapolate);
         cr_assert_eq(g->n, w->n);
         size_t bytes = (size_t)w->n * sizeof(double);
         cr_assert_eq(memcmp(g->eps, w->eps, bytes), 0);
@@ -385,10 +393,132 @@ Test(sections, etab_round_trip)
     free(d);
     cr_assert_str_eq(ldem_interp_name(LDEM_INTERP_PCHIP), "pchip");
     cr_assert_null(ldem_interp_name(3));
+    cr_assert_str_eq(ldem_extrapolate_name(LDEM_EXTRAP_NONE), "none");
+    cr_assert_str_eq(ldem_extrapolate_name(LDEM_EXTRAP_LINEAR), "linear");
+    cr_assert_str_eq(ldem_extrapolate_name(LDEM_EXTRAP_QUADRATIC), "quadratic");
+    cr_assert_null(ldem_extrapolate_name(3));
 
     /* The encoder refuses what the decoder would refuse. */
+    double saved = t.tables[1].eps[2];
     t.tables[1].eps[2] = t.tables[1].eps[1];
     cr_assert_eq(ldem_etab_encode(&t, &d, &len, &err), LDEM_ERR_USAGE);
     cr_assert(strstr(err.msg, "table 1"), "%s", err.msg);
+    t.tables[1].eps[2] = saved;
+    cr_assert_eq(ldem_etab_encode(&t, &d, &len, &err), LDEM_OK, "%s", err.msg);
+    free(d);
+    /* An extrapolation that would not fit its byte, or has no meaning, is refused. */
+    const uint32_t bad_extrap[] = {3, 256, 0xffffffffu};
+    for (int i = 0; i < 3; i++) {
+        t.tables[2].extrapolate = bad_extrap[i];
+        cr_assert_eq(ldem_etab_encode(&t, &d, &len, &err), LDEM_ERR_USAGE);
+        cr_assert(strstr(err.msg, "table 2: unknown extrapolation"), "%s", err.msg);
+    }
+    t.tables[2].extrapolate = LDEM_EXTRAP_LINEAR;
+    t.tables[2].interp = 256 | LDEM_INTERP_LINEAR;
+    cr_assert_eq(ldem_etab_encode(&t, &d, &len, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "table 2: unknown interpolation"), "%s", err.msg);
     ldem_etab_free(&t);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* DAMP                                                                                  */
+
+static void damping_alloc(ldem_damping *d, uint32_t n, uint32_t kind)
+{
+    memset(d, 0, sizeof *d);
+    d->n = n;
+    d->kind = kind;
+    d->zeta = calloc(n, sizeof(double));
+    d->omega = calloc(n, sizeof(double));
+    d->c = calloc((size_t)n * n, sizeof(double));
+    cr_assert(d->zeta && d->omega && d->c);
+    for (uint32_t k = 0; k < n; k++)
+        d->omega[k] = 100.0 * (k + 1) + (k == 1 ? 0.0 : 0.5);
+}
+
+/* Every kind comes back bit for bit, in the documented layout: u32 n, u32 kind, f64 alpha,
+ * f64 beta, f64 zeta[n], f64 omega[n], f64 c[n·n], 24 + 16n + 8n² bytes. */
+Test(sections, damping_round_trip)
+{
+    const uint32_t ns[3] = {1, 3, 4};
+    for (uint32_t kind = 0; kind < 3; kind++) {
+        uint32_t n = ns[kind];
+        ldem_damping d;
+        damping_alloc(&d, n, kind);
+        if (kind == LDEM_DAMPING_RAYLEIGH)
+            d.alpha = 0.25, d.beta = 1.5e-4;
+        for (uint32_t k = 0; kind == LDEM_DAMPING_RATIO && k < n; k++)
+            d.zeta[k] = 0.01 * k; /* zeta[0] = 0 is allowed */
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                d.c[i * n + j] = kind == LDEM_DAMPING_NONE ? 0.0 : 1.0 / (1.0 + i + j) + (i == j);
+        ldem_err err;
+        unsigned char *p;
+        uint64_t len;
+        cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(len, 24 + 16 * (uint64_t)n + 8 * (uint64_t)n * n);
+        cr_assert_eq(ldem_get_u32le(p), n);
+        cr_assert_eq(ldem_get_u32le(p + 4), kind);
+        cr_assert_eq(ldem_get_f64le(p + 8), d.alpha);
+        cr_assert_eq(ldem_get_f64le(p + 16), d.beta);
+        cr_assert_eq(ldem_get_f64le(p + 24 + 8 * (n - 1)), d.zeta[n - 1], "last zeta");
+        cr_assert_eq(ldem_get_f64le(p + 24 + 8 * n), d.omega[0], "first omega");
+        cr_assert_eq(ldem_get_f64le(p + len - 8), d.c[n * n - 1], "last C entry");
+        cr_assert_eq(ldem_get_f64le(p + 24 + 16 * n), d.c[0], "first C entry");
+        ldem_section s = section_of("DAMP", p, len, SECTION_AT);
+        ldem_damping got;
+        cr_assert_eq(ldem_damping_decode(&s, "x", &got, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(got.n, n);
+        cr_assert_eq(got.kind, kind);
+        cr_assert_eq(got.alpha, d.alpha);
+        cr_assert_eq(got.beta, d.beta);
+        assert_same_bytes(got.zeta, d.zeta, n * sizeof(double), "zeta");
+        assert_same_bytes(got.omega, d.omega, n * sizeof(double), "omega");
+        assert_same_bytes(got.c, d.c, (size_t)n * n * sizeof(double), "C");
+        ldem_damping_free(&got);
+        cr_assert_null(got.c);
+        free(p);
+        ldem_damping_free(&d);
+    }
+    cr_assert_str_eq(ldem_damping_kind_name(LDEM_DAMPING_NONE), "none");
+    cr_assert_str_eq(ldem_damping_kind_name(LDEM_DAMPING_RAYLEIGH), "rayleigh");
+    cr_assert_str_eq(ldem_damping_kind_name(LDEM_DAMPING_RATIO), "ratio");
+    cr_assert_null(ldem_damping_kind_name(3));
+}
+
+/* The encoder refuses what the decoder would refuse (the decoder's cases are in
+ * test_sections_rejects.c); the symmetry tolerance is relative to max |c|. */
+Test(sections, damping_encoder_checks)
+{
+    ldem_damping d;
+    damping_alloc(&d, 2, LDEM_DAMPING_RAYLEIGH);
+    d.alpha = 1e-3;
+    d.c[0] = 1e6, d.c[1] = 2.0, d.c[2] = 2.0 + 0.9e-6, d.c[3] = 3e5;
+    ldem_err err;
+    unsigned char *p;
+    uint64_t len;
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_OK, "%s", err.msg);
+    free(p);
+    d.c[2] = 2.0 + 1.1e-6;
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "DAMP") && strstr(err.msg, "not symmetric"), "%s", err.msg);
+    d.c[2] = 2.0;
+    d.kind = LDEM_DAMPING_RATIO;
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "unless the kind is rayleigh"), "%s", err.msg);
+    d.alpha = 0;
+    d.zeta[1] = -0.1;
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "zeta[1]"), "%s", err.msg);
+    d.zeta[1] = 0.1;
+    d.omega[1] = d.omega[0] * (1 - 1e-15);
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "ascending"), "%s", err.msg);
+    d.omega[1] = d.omega[0]; /* equal frequencies (a symmetric grain) are fine */
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_OK, "%s", err.msg);
+    free(p);
+    d.n = 0;
+    cr_assert_eq(ldem_damping_encode(&d, &p, &len, &err), LDEM_ERR_USAGE);
+    d.n = 2;
+    ldem_damping_free(&d);
 }

@@ -27,6 +27,7 @@ extern "C" {
 #define LDEM_TAG_KMAT "KMAT"
 #define LDEM_TAG_MMAT "MMAT"
 #define LDEM_TAG_ETAB "ETAB"
+#define LDEM_TAG_DAMP "DAMP"
 
 /* ---- META: "key=value\n" lines (UTF-8). Keys [A-Za-z0-9_.-]+, unique; values one line. */
 typedef struct ldem_meta {
@@ -124,9 +125,17 @@ enum ldem_interp {
     LDEM_INTERP_PCHIP = 2     /* monotone piecewise cubic Hermite */
 };
 
+/* Beyond the table's range (stored in bits 8-15 of the interpolation field). */
+enum ldem_extrapolate {
+    LDEM_EXTRAP_NONE = 0,       /* evaluating outside the table is an error */
+    LDEM_EXTRAP_LINEAR = 1,     /* F continues linearly (U quadratic) */
+    LDEM_EXTRAP_QUADRATIC = 2   /* F continues quadratically */
+};
+
 typedef struct ldem_etab_table {
     uint32_t mode;            /* index into the MODE section */
     uint32_t interp;          /* enum ldem_interp */
+    uint32_t extrapolate;     /* enum ldem_extrapolate */
     uint64_t n;               /* samples, >= 2 */
     double *eps;              /* strictly increasing */
     double *energy;           /* U(ε) */
@@ -142,6 +151,30 @@ void ldem_etab_free(ldem_etab *t);
 int ldem_etab_encode(const ldem_etab *t, unsigned char **data, uint64_t *len, ldem_err *err);
 int ldem_etab_decode(const ldem_section *s, const char *source, ldem_etab *t, ldem_err *err);
 const char *ldem_interp_name(uint32_t interp);
+const char *ldem_extrapolate_name(uint32_t extrapolate);
+
+/* ---- DAMP: modal damping and natural frequencies that go with KMAT/MMAT. */
+enum ldem_damping_kind {
+    LDEM_DAMPING_NONE = 0,
+    LDEM_DAMPING_RAYLEIGH = 1,   /* C = alpha M + beta K */
+    LDEM_DAMPING_RATIO = 2       /* ratio zeta[k] on each energy-orthogonal mode */
+};
+
+typedef struct ldem_damping {
+    uint32_t n;          /* number of modes (as KMAT/MMAT) */
+    uint32_t kind;       /* enum ldem_damping_kind */
+    double alpha, beta;  /* Rayleigh coefficients (0 unless Rayleigh) */
+    double *zeta;        /* n ratios (0 unless ratio) */
+    double *omega;       /* n natural angular frequencies sqrt(eig(K, M)), ascending, > 0 */
+    double *c;           /* n*n damping matrix C, row-major, symmetric */
+} ldem_damping;
+
+void ldem_damping_free(ldem_damping *d);
+int ldem_damping_encode(const ldem_damping *d, unsigned char **data, uint64_t *len,
+                        ldem_err *err);
+int ldem_damping_decode(const ldem_section *s, const char *source, ldem_damping *d,
+                        ldem_err *err);
+const char *ldem_damping_kind_name(uint32_t kind);
 
 #ifdef __cplusplus
 }

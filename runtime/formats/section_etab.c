@@ -1,10 +1,17 @@
 /* ETAB: nonlinear modal energy tables. Layout: u32 count, u32 reserved (0); per table
- * u32 mode, u32 interp, u64 n, f64 eps[n], f64 energy[n], f64 force[n]. */
+ * u32 mode, u32 interpolation field, u64 n, f64 eps[n], f64 energy[n], f64 force[n].
+ * The interpolation field packs the interpolation kind (bits 0-7) and the extrapolation
+ * (bits 8-15); bits 16-31 are reserved (0). Version-1 files written before extrapolation
+ * existed have bits 8-15 clear, which reads as "no extrapolation" — their old meaning. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ldem/sections.h"
 #include "payload.h"
+
+#define INTERP_BITS 0x000000FFu
+#define EXTRAP_SHIFT 8
+#define EXTRAP_BITS 0x0000FF00u
 
 const char *ldem_interp_name(uint32_t interp)
 {
@@ -12,6 +19,16 @@ const char *ldem_interp_name(uint32_t interp)
     case LDEM_INTERP_LINEAR: return "linear";
     case LDEM_INTERP_CUBIC: return "cubic";
     case LDEM_INTERP_PCHIP: return "pchip";
+    default: return NULL;
+    }
+}
+
+const char *ldem_extrapolate_name(uint32_t extrapolate)
+{
+    switch (extrapolate) {
+    case LDEM_EXTRAP_NONE: return "none";
+    case LDEM_EXTRAP_LINEAR: return "linear";
+    case LDEM_EXTRAP_QUADRATIC: return "quadratic";
     default: return NULL;
     }
 }
@@ -33,6 +50,8 @@ static const char *check_table(const ldem_etab *t, uint32_t i)
     const ldem_etab_table *tb = &t->tables[i];
     if (!ldem_interp_name(tb->interp))
         return "unknown interpolation kind (0 linear, 1 cubic, 2 pchip)";
+    if (!ldem_extrapolate_name(tb->extrapolate))
+        return "unknown extrapolation (0 none, 1 linear, 2 quadratic)";
     if (tb->n < 2)
         return "a table needs at least 2 samples";
     for (uint32_t j = 0; j < i; j++)
@@ -66,7 +85,8 @@ int ldem_etab_encode(const ldem_etab *t, unsigned char **data, uint64_t *len, ld
     for (uint32_t i = 0; i < t->count; i++) {
         const ldem_etab_table *tb = &t->tables[i];
         buffer_u32(&b, tb->mode);
-        buffer_u32(&b, tb->interp);
+        /* check_table bounded both to < 256, so they fit their byte. */
+        buffer_u32(&b, tb->interp | tb->extrapolate << EXTRAP_SHIFT);
         buffer_u64(&b, tb->n);
         buffer_f64_array(&b, tb->eps, tb->n);
         buffer_f64_array(&b, tb->energy, tb->n);
@@ -75,11 +95,28 @@ int ldem_etab_encode(const ldem_etab *t, unsigned char **data, uint64_t *len, ld
     return buffer_finish(&b, data, len, err);
 }
 
+/* Splits the packed interpolation field; reserved bits must be clear. */
+static int read_interpolation(payload_cursor *c, ldem_etab_table *tb)
+{
+    uint32_t field = 0;
+    int rc = cursor_u32(c, &field);
+    if (rc)
+        return rc;
+    if (field & ~(INTERP_BITS | EXTRAP_BITS)) {
+        c->pos -= 4; /* point at the field itself */
+        return cursor_fail(c, "interpolation field 0x%08x has reserved bits 16-31 set",
+                           field);
+    }
+    tb->interp = field & INTERP_BITS;
+    tb->extrapolate = (field & EXTRAP_BITS) >> EXTRAP_SHIFT;
+    return LDEM_OK;
+}
+
 static int read_table(payload_cursor *c, ldem_etab_table *tb)
 {
     int rc = cursor_u32(c, &tb->mode);
     if (!rc)
-        rc = cursor_u32(c, &tb->interp);
+        rc = read_interpolation(c, tb);
     if (!rc)
         rc = cursor_u64(c, &tb->n);
     if (!rc)

@@ -62,6 +62,34 @@ cp "$work/g.ldg" "$work/keep.ldg"
 cmp -s "$work/g.ldg" "$work/keep.ldg" && ok || bad "a failed rewrite damaged the existing output"
 ls "$work" | grep -q '\.tmp\.' && bad "temporary files left behind: $(ls "$work")" || ok
 
+# --- ldg-info on DAMP and ETAB (payloads written from docs/bundle.md) ---------------------
+/usr/bin/python3 - "$work" <<'PY' && ok || bad "writing DAMP/ETAB payloads"
+import struct, sys
+w = sys.argv[1]
+def damp(kind, alpha, beta, zeta, omega, c):
+    n = len(omega)
+    return (struct.pack("<IIdd", n, kind, alpha, beta) + struct.pack(f"<{n}d", *zeta)
+            + struct.pack(f"<{n}d", *omega) + struct.pack(f"<{n*n}d", *c))
+open(f"{w}/damp_r.bin", "wb").write(damp(1, 0.5, 2e-4, [0, 0], [120, 480.5], [3, 1, 1, 4]))
+open(f"{w}/damp_z.bin", "wb").write(damp(2, 0, 0, [0.01, 0.05], [2, 3], [1, 0, 0, 1]))
+open(f"{w}/damp_bad.bin", "wb").write(damp(2, 0, 0, [0.01, 0.05], [2, 3], [1, 0, 1e-3, 1]))
+# PCHIP (2) with quadratic extrapolation (2 << 8): F = eps, U = eps^2/2 on 0, 1, 2.
+open(f"{w}/etab.bin", "wb").write(struct.pack("<IIIIQ", 1, 0, 0, 2 | 2 << 8, 3)
+    + struct.pack("<9d", 0, 1, 2, 0, 0.5, 2, 0, 1, 2))
+PY
+"$bin/ldg-pack" --section "DAMP=$work/damp_r.bin" --section "ETAB=$work/etab.bin" -o "$work/d.ldg" \
+  && "$bin/ldg-info" "$work/d.ldg" > "$work/dinfo" && ok || bad "ldg-info on DAMP + ETAB failed"
+grep -q "kind=rayleigh alpha=0.5 beta=0.0002 omega=(120,480.5)" "$work/dinfo" && ok \
+  || bad "ldg-info does not show the Rayleigh DAMP: $(cat "$work/dinfo")"
+grep -q "mode0_interp=pchip mode0_extrapolate=quadratic" "$work/dinfo" && ok \
+  || bad "ldg-info does not show ETAB's extrapolation: $(cat "$work/dinfo")"
+"$bin/ldg-pack" --section "DAMP=$work/damp_z.bin" -o "$work/z.ldg" \
+  && "$bin/ldg-info" --json "$work/z.ldg" > "$work/zj" && ok || bad "ldg-info --json on DAMP failed"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["files"][0]["bundles"][0]["sections"][0]["facts"]; assert f=={"n":2,"kind":"ratio","zeta":[0.01,0.05],"omega":[2,3]}, f' "$work/zj" \
+  && ok || bad "--json DAMP facts: $(cat "$work/zj")"
+"$bin/ldg-pack" --section "DAMP=$work/damp_bad.bin" -o "$work/bad.ldg" && ok || bad "ldg-pack of a raw DAMP"
+expect_error "asymmetric DAMP" 2 "^ldg-info: error: .*bad.ldg: byte [0-9]+: section 'DAMP': C is not symmetric" -- "$bin/ldg-info" "$work/bad.ldg"
+
 # --- ldg-vtk -------------------------------------------------------------------------
 "$bin/ldg-vtk" "$work/g.ldg" --vtu "$work/g.vtu" --encoding ascii && ok || bad "ldg-vtk --vtu failed"
 expect_error "no LSET" 2 'has no LSET section' -- "$bin/ldg-vtk" "$work/g.ldg" --vti "$work/never.vti"

@@ -8,16 +8,19 @@
  *     exactly one encoding, so reader and writer must agree on every byte);
  *   - a payload that decodes re-encodes to the same bytes (decoders accept only what the
  *     encoders produce).
- * Errors must carry LDEM_ERR_INPUT (or NOMEM/IO) and a message.
+ * Errors must carry LDEM_ERR_INPUT (or NOMEM/IO) and a message. Decoded ETAB tables are
+ * also handed to ldem_energy_prepare and evaluated inside and outside their range.
  *
  * Built as the fuzzer with -Dfuzzing=true; otherwise replay_main.c drives it over the
  * seed corpus as the `fuzz-corpus-replay` test. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ldem/bundle.h"
+#include "ldem/energy.h"
 #include "ldem/sections.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,6 +56,41 @@ static void check_reencoded(const ldem_section *s, int rc, unsigned char *d, uin
     require(n == s->length);
     require(same_bytes(d, s->data, n));
     free(d);
+}
+
+/* The energy interpolant of a decoded table: prepare either accepts it or says why; an
+ * accepted curve evaluates everywhere inside its range, and outside only if the table
+ * allows extrapolation. (Values may overflow for extreme samples; only the status is
+ * a property.) */
+static void exercise_energy(const ldem_etab_table *t)
+{
+    ldem_energy_curve c;
+    ldem_err err;
+    ldem_err_clear(&err);
+    int rc = ldem_energy_prepare(t, &c, &err);
+    if (rc) {
+        check_error(rc, &err);
+        require(c.eps == NULL);
+        return;
+    }
+    double lo = t->eps[0], hi = t->eps[t->n - 1];
+    for (uint64_t k = 0; k < t->n; k++) {
+        double x = t->eps[k], mid = k + 1 < t->n ? 0.5 * t->eps[k] + 0.5 * t->eps[k + 1] : x;
+        double U, F, dF;
+        require(ldem_energy_at(&c, x, &U, &F, &dF) == LDEM_OK);
+        require(ldem_energy_at(&c, mid, &U, &F, &dF) == LDEM_OK);
+    }
+    const double outside[2] = {lo - (hi - lo) - 1.0, hi + (hi - lo) + 1.0};
+    for (int i = 0; i < 2; i++) {
+        double U;
+        rc = ldem_energy_eval(&c, outside[i], &U, NULL, NULL, &err);
+        /* (Extreme ranges overflow to ±inf, which is refused even with extrapolation.) */
+        if (isfinite(outside[i]) && (outside[i] < lo || outside[i] > hi))
+            require((rc == LDEM_OK) == (t->extrapolate != LDEM_EXTRAP_NONE));
+        if (rc)
+            check_error(rc, &err);
+    }
+    ldem_energy_curve_free(&c);
 }
 
 static void decode_section(const ldem_section *s)
@@ -128,13 +166,32 @@ static void decode_section(const ldem_section *s)
         ldem_etab t;
         rc = ldem_etab_decode(s, "fuzz", &t, &err);
         if (!rc) {
-            for (uint32_t i = 0; i < t.count; i++)
+            for (uint32_t i = 0; i < t.count; i++) {
                 require(ldem_interp_name(t.tables[i].interp) != NULL);
+                require(ldem_extrapolate_name(t.tables[i].extrapolate) != NULL);
+            }
             ldem_err e2;
             int erc = ldem_etab_encode(&t, &d, &n, &e2);
             check_reencoded(s, erc, d, n);
+            for (uint32_t i = 0; i < t.count; i++)
+                exercise_energy(&t.tables[i]);
         }
         ldem_etab_free(&t);
+    } else if (!strcmp(tag, LDEM_TAG_DAMP)) {
+        ldem_damping dm;
+        rc = ldem_damping_decode(s, "fuzz", &dm, &err);
+        if (!rc) {
+            require(ldem_damping_kind_name(dm.kind) != NULL);
+            require(24 + 16 * (uint64_t)dm.n + 8 * (uint64_t)dm.n * dm.n == s->length);
+            for (uint32_t k = 1; k < dm.n; k++)
+                require(dm.omega[k] >= dm.omega[k - 1] && dm.omega[0] > 0);
+            ldem_err e2;
+            int erc = ldem_damping_encode(&dm, &d, &n, &e2);
+            check_reencoded(s, erc, d, n);
+        } else {
+            require(dm.zeta == NULL && dm.omega == NULL && dm.c == NULL);
+        }
+        ldem_damping_free(&dm);
     } else {
         return; /* unknown tags are carried, not decoded */
     }

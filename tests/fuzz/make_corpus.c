@@ -15,6 +15,7 @@
 
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
+#include "ldem/energy.h"
 #include "ldem/sections.h"
 
 static const char *outdir;
@@ -192,15 +193,66 @@ static void add_etab(ldem_bundle *b)
 {
     double e0[3] = {-0.1, 0, 0.1}, u0[3] = {0.005, 0, 0.005}, f0[3] = {-0.1, 0, 0.1};
     double e1[4] = {-1, -0.25, 0.5, 2}, u1[4] = {1, 0.0625, 0.25, 4}, f1[4] = {-2, -0.5, 1, 4};
+    /* Consistent energies (U = ∫F with U(0) = 0; PCHIP is exact for linear F), so the fuzz
+     * target's energy evaluation gets past ldem_energy_prepare. */
     ldem_etab_table t[2] = {
-        {.mode = 0, .interp = LDEM_INTERP_LINEAR, .n = 3, .eps = e0, .energy = u0, .force = f0},
-        {.mode = 1, .interp = LDEM_INTERP_PCHIP, .n = 4, .eps = e1, .energy = u1, .force = f1}};
+        {.mode = 0, .interp = LDEM_INTERP_LINEAR, .extrapolate = LDEM_EXTRAP_NONE, .n = 3,
+         .eps = e0, .energy = u0, .force = f0},
+        {.mode = 1, .interp = LDEM_INTERP_PCHIP, .extrapolate = LDEM_EXTRAP_QUADRATIC, .n = 4,
+         .eps = e1, .energy = u1, .force = f1}};
     ldem_etab et = {.count = 2, .tables = t};
     ldem_err err;
     unsigned char *d;
     uint64_t n;
     int rc = ldem_etab_encode(&et, &d, &n, &err);
     put(b, LDEM_TAG_ETAB, 0, rc, d, n, &err);
+}
+
+/* A cubic-spline table with linear extrapolation: F = ε + ε³ sampled, U from the library. */
+static void add_etab_cubic(ldem_bundle *b)
+{
+    double e[5] = {0, 0.25, 0.5, 1, 1.5}, f[5], u[5];
+    for (int k = 0; k < 5; k++)
+        f[k] = e[k] + e[k] * e[k] * e[k];
+    ldem_err err;
+    if (ldem_energy_integrate(e, f, 5, LDEM_INTERP_CUBIC, u, &err))
+        die("energy", &err);
+    ldem_etab_table t = {.mode = 0, .interp = LDEM_INTERP_CUBIC,
+                         .extrapolate = LDEM_EXTRAP_LINEAR, .n = 5, .eps = e, .energy = u,
+                         .force = f};
+    ldem_etab et = {.count = 1, .tables = &t};
+    unsigned char *d;
+    uint64_t n;
+    int rc = ldem_etab_encode(&et, &d, &n, &err);
+    put(b, LDEM_TAG_ETAB, 0, rc, d, n, &err);
+}
+
+/* Modal damping of 2 modes: ratio (in the full bundles) or Rayleigh. */
+static void add_damp_kind(ldem_bundle *b, uint32_t kind)
+{
+    double zeta[2] = {0.02, 0.05}, omega[2] = {12.5, 40};
+    double c[4] = {0.5, 0.125, 0.125, 4};
+    ldem_damping dm = {.n = 2, .kind = kind, .zeta = zeta, .omega = omega, .c = c};
+    if (kind == LDEM_DAMPING_RAYLEIGH) {
+        dm.alpha = 0.25;
+        dm.beta = 1e-3;
+        zeta[0] = zeta[1] = 0;
+    }
+    ldem_err err;
+    unsigned char *d;
+    uint64_t n;
+    int rc = ldem_damping_encode(&dm, &d, &n, &err);
+    put(b, LDEM_TAG_DAMP, 0, rc, d, n, &err);
+}
+
+static void add_damp(ldem_bundle *b)
+{
+    add_damp_kind(b, LDEM_DAMPING_RATIO);
+}
+
+static void add_damp_rayleigh(ldem_bundle *b)
+{
+    add_damp_kind(b, LDEM_DAMPING_RAYLEIGH);
 }
 
 static void add_xtra(ldem_bundle *b)
@@ -222,6 +274,7 @@ static void full_bundle(ldem_bundle *b, int analytic)
     add_matrix(b, LDEM_TAG_KMAT, 4);
     add_matrix(b, LDEM_TAG_MMAT, 1);
     add_etab(b);
+    add_damp(b);
 }
 
 static void save_bundle(const char *name, const ldem_bundle *b)
@@ -294,6 +347,42 @@ static void patch_etab_eps(unsigned char *p, uint64_t n)
     ldem_put_f64le(p + 8 + 16 + 8, -0.1); /* table 0: eps[1] == eps[0] */
 }
 
+static void patch_etab_reserved_bits(unsigned char *p, uint64_t n)
+{
+    (void)n; /* table 0's interpolation field: bit 16 is reserved */
+    ldem_put_u32le(p + 8 + 4, LDEM_INTERP_LINEAR | 1u << 16);
+}
+
+static void patch_etab_extrapolation(unsigned char *p, uint64_t n)
+{
+    (void)n; /* extrapolation 3 is unknown */
+    ldem_put_u32le(p + 8 + 4, LDEM_INTERP_LINEAR | 3u << 8);
+}
+
+static void patch_etab_energy(unsigned char *p, uint64_t n)
+{
+    (void)n; /* table 0's U(ε_2) off by 1e-3: decodes, but ldem_energy_prepare refuses it */
+    ldem_put_f64le(p + 8 + 16 + 3 * 8 + 2 * 8, 0.005 + 1e-3);
+}
+
+static void patch_damp_asymmetric(unsigned char *p, uint64_t n)
+{
+    (void)n; /* c[1][0] */
+    ldem_put_f64le(p + 24 + 16 * 2 + 2 * 8, 0.25);
+}
+
+static void patch_damp_huge_n(unsigned char *p, uint64_t n)
+{
+    (void)n;
+    ldem_put_u32le(p, 0xffffffffu);
+}
+
+static void patch_damp_descending(unsigned char *p, uint64_t n)
+{
+    (void)n; /* omega[1] < omega[0] */
+    ldem_put_f64le(p + 24 + 2 * 8 + 8, 1.0);
+}
+
 static void patch_meta_newline(unsigned char *p, uint64_t n)
 {
     p[n - 1] = ' ';
@@ -325,9 +414,11 @@ int main(int argc, char **argv)
 
     /* One section type per file, then everything together. */
     void (*singles[])(ldem_bundle *) = {add_meta_only, add_lset, add_nodes, add_body,
-                                        add_mode_sampled, add_kmat, add_etab, add_xtra};
+                                        add_mode_sampled, add_kmat, add_etab, add_xtra,
+                                        add_etab_cubic, add_damp, add_damp_rayleigh};
     const char *single_names[] = {"meta.ldg", "lset.ldg", "node.ldg", "body.ldg",
-                                  "mode_sampled.ldg", "kmat.ldg", "etab.ldg", "xtra.ldg"};
+                                  "mode_sampled.ldg", "kmat.ldg", "etab.ldg", "xtra.ldg",
+                                  "etab_cubic.ldg", "damp_ratio.ldg", "damp_rayleigh.ldg"};
     for (size_t i = 0; i < sizeof singles / sizeof singles[0]; i++) {
         ldem_bundle_init(&b);
         singles[i](&b);
@@ -422,6 +513,15 @@ int main(int argc, char **argv)
     save_patched("bad_kmat_nan.ldg", add_kmat, LDEM_TAG_KMAT, patch_kmat_nan);
     save_patched("bad_etab_eps.ldg", add_etab, LDEM_TAG_ETAB, patch_etab_eps);
     save_patched("bad_meta_newline.ldg", add_meta_only, LDEM_TAG_META, patch_meta_newline);
+    save_patched("bad_etab_reserved_bits.ldg", add_etab, LDEM_TAG_ETAB,
+                 patch_etab_reserved_bits);
+    save_patched("bad_etab_extrapolation.ldg", add_etab, LDEM_TAG_ETAB,
+                 patch_etab_extrapolation);
+    save_patched("etab_inconsistent_energy.ldg", add_etab, LDEM_TAG_ETAB, patch_etab_energy);
+    save_patched("bad_damp_asymmetric.ldg", add_damp, LDEM_TAG_DAMP, patch_damp_asymmetric);
+    save_patched("bad_damp_huge_n.ldg", add_damp, LDEM_TAG_DAMP, patch_damp_huge_n);
+    save_patched("bad_damp_descending.ldg", add_damp_rayleigh, LDEM_TAG_DAMP,
+                 patch_damp_descending);
 
     free(full.p);
     free(full_analytic.p);

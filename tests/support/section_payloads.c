@@ -100,6 +100,12 @@ int decode_any(const char *tag, const unsigned char *p, size_t n, int64_t offset
         ldem_matrix m;
         rc = ldem_matrix_decode(&s, "grain.ldg", &m, err);
         ldem_matrix_free(&m);
+    } else if (!strcmp(tag, "DAMP")) {
+        ldem_damping d;
+        rc = ldem_damping_decode(&s, "grain.ldg", &d, err);
+        if (rc)
+            cr_assert(!d.zeta && !d.omega && !d.c, "a failed decode leaves nothing allocated");
+        ldem_damping_free(&d);
     } else {
         cr_assert_str_eq(tag, "ETAB");
         ldem_etab t;

@@ -138,11 +138,41 @@ int describe_etab(const ldem_section *s, const char *source, facts *f, ldem_err 
         double range[2] = {tb->eps[0], tb->eps[tb->n - 1]};
         snprintf(key, sizeof key, "mode%u_interp", tb->mode);
         facts_str(f, key, ldem_interp_name(tb->interp));
+        snprintf(key, sizeof key, "mode%u_extrapolate", tb->mode);
+        facts_str(f, key, ldem_extrapolate_name(tb->extrapolate));
         snprintf(key, sizeof key, "mode%u_samples", tb->mode);
         facts_count(f, key, tb->n);
         snprintf(key, sizeof key, "mode%u_eps_range", tb->mode);
         facts_vec(f, key, range, 2);
     }
     ldem_etab_free(&t);
+    return LDEM_OK;
+}
+
+/* Up to the first 8 values of a per-mode list, keyed `name` or `name_first8`. */
+static void facts_first8(facts *f, const char *name, const double *v, uint32_t n)
+{
+    char key[48];
+    uint32_t shown = n < 8 ? n : 8;
+    snprintf(key, sizeof key, shown < n ? "%s_first8" : "%s", name);
+    facts_vec(f, key, v, shown);
+}
+
+int describe_damping(const ldem_section *s, const char *source, facts *f, ldem_err *err)
+{
+    ldem_damping d;
+    int rc = ldem_damping_decode(s, source, &d, err);
+    if (rc)
+        return rc;
+    facts_count(f, "n", d.n);
+    facts_str(f, "kind", ldem_damping_kind_name(d.kind));
+    if (d.kind == LDEM_DAMPING_RAYLEIGH) {
+        facts_num(f, "alpha", d.alpha);
+        facts_num(f, "beta", d.beta);
+    } else if (d.kind == LDEM_DAMPING_RATIO) {
+        facts_first8(f, "zeta", d.zeta, d.n);
+    }
+    facts_first8(f, "omega", d.omega, d.n);
+    ldem_damping_free(&d);
     return LDEM_OK;
 }

@@ -13,5 +13,6 @@ int describe_body(const ldem_section *s, const char *source, facts *f, ldem_err 
 int describe_modes(const ldem_section *s, const char *source, facts *f, ldem_err *err);
 int describe_matrix(const ldem_section *s, const char *source, facts *f, ldem_err *err);
 int describe_etab(const ldem_section *s, const char *source, facts *f, ldem_err *err);
+int describe_damping(const ldem_section *s, const char *source, facts *f, ldem_err *err);
 
 #endif

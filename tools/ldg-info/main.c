@@ -59,6 +59,8 @@ static int describe_section(const ldem_section *s, const char *source, facts *f,
         return describe_matrix(s, source, f, err);
     if (strcmp(s->tag, LDEM_TAG_ETAB) == 0)
         return describe_etab(s, source, f, err);
+    if (strcmp(s->tag, LDEM_TAG_DAMP) == 0)
+        return describe_damping(s, source, f, err);
     facts_str(f, "note", "unknown section, carried through");
     return LDEM_OK;
 }
