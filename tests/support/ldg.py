@@ -114,3 +114,43 @@ def trilinear(ls, p):
                 grad[:, 1] += v * wx * (1 if dj else -1) * wz / h[1]
                 grad[:, 2] += v * wx * wy * (1 if dk else -1) / h[2]
     return val, grad
+
+
+# ---- ETAB (energyfit) ----
+INTERP_NAMES = ("linear", "cubic", "pchip")
+EXTRAPOLATE_NAMES = ("none", "linear", "quadratic")
+
+
+def etab(payload):
+    """Nonlinear modal energy tables: a list of dicts with mode, interp and extrapolate
+    (names), eps, energy, force (arrays). The table's u32 interpolation field holds the
+    kind in bits 0-7 and the extrapolation beyond the table in bits 8-15."""
+    count, reserved = struct.unpack_from("<2I", payload, 0)
+    if count < 1 or reserved != 0:
+        raise ValueError(f"ETAB: count {count}, reserved {reserved}")
+    off, tables = 8, []
+    for _ in range(count):
+        mode, field, n = struct.unpack_from("<IIQ", payload, off)
+        off += 16
+        if n < 2 or off + 24 * n > len(payload):
+            raise ValueError(f"ETAB: table of mode {mode}: {n} samples do not fit")
+        if field >> 16 or (field & 0xFF) >= len(INTERP_NAMES) \
+                or (field >> 8) & 0xFF >= len(EXTRAPOLATE_NAMES):
+            raise ValueError(f"ETAB: table of mode {mode}: interpolation field {field:#x}")
+        arrays = []
+        for _a in range(3):
+            arrays.append(np.frombuffer(payload, "<f8", n, off).copy())
+            off += 8 * n
+        if not np.all(np.diff(arrays[0]) > 0):
+            raise ValueError(f"ETAB: table of mode {mode}: eps not strictly increasing")
+        tables.append({"mode": mode, "interp": INTERP_NAMES[field & 0xFF],
+                       "extrapolate": EXTRAPOLATE_NAMES[(field >> 8) & 0xFF],
+                       "eps": arrays[0], "energy": arrays[1], "force": arrays[2]})
+    if off != len(payload):
+        raise ValueError(f"ETAB: {len(payload) - off} bytes after the last table")
+    return tables
+
+
+def etab_by_mode(payload):
+    """The ETAB tables keyed by mode index."""
+    return {t["mode"]: t for t in etab(payload)}
