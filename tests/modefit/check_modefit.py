@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Independent checks of modefit's bundles (numpy, from docs/bundle.md and closed forms).
+
+usage: check_modefit.py strain BUNDLE E NU SIZE
+       check_modefit.py spectrum SPECTRUM.tsv SNAPSHOTS.npy
+       check_modefit.py same BUNDLE_A BUNDLE_B
+       check_modefit.py beam BUNDLE E NU L B T RIGID(kept|projected)
+Prints what it compared; exits 1 when a check fails."""
+import sys
+
+import numpy as np
+
+from modes_read import grain
+
+failures = 0
+
+
+def check(name, ok, detail):
+    global failures
+    print(("ok   " if ok else "FAIL ") + name + ": " + detail)
+    if not ok:
+        failures += 1
+
+
+def lame(E, nu):
+    return E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+
+
+def strain_case(path, E, nu, size):
+    """One snapshot u = (c x, 0, 0) on a centred box a×b×c, normalized to u_x(a/2) = 1:
+    Φ = (2x/a, 0, 0) exactly (linear fields are in the FE space and carry no rigid part),
+    K = (λ+2μ) V (2/a)², M = ρ (2/a)² ∫x² = ρ (2/a)² a³ b c / 12."""
+    g = grain(path)
+    a, b, c = size
+    lam, mu = lame(E, nu)
+    rho = g["body"]["density"]
+    K_ref = (lam + 2 * mu) * a * b * c * (2 / a) ** 2
+    M_ref = rho * (2 / a) ** 2 * a ** 3 * b * c / 12
+    K, M = g["K"][0, 0], g["M"][0, 0]
+    check("K", abs(K / K_ref - 1) < 1e-9, f"{K:.12g} vs (λ+2μ)V(2/a)² = {K_ref:.12g}")
+    check("M", abs(M / M_ref - 1) < 1e-9, f"{M:.12g} vs ρ(2/a)²a³bc/12 = {M_ref:.12g}")
+    m = g["modes"]
+    x = g["nodes"]["position"]
+    want = np.zeros_like(x)
+    want[:, 0] = 2 * x[:, 0] / a
+    err = np.abs(m["nodes"][0] - want).max()
+    check("node values", err < 1e-9, f"max |Φ − (2x/a, 0, 0)| = {err:.2e} over {len(x)} nodes")
+    # Grid: inside, Φ = 2x/a; outside, the closest box point's value, 2 clamp(x)/a.
+    pts = grid_points(m)
+    want = np.zeros_like(pts)
+    want[..., 0] = 2 * np.clip(pts[..., 0], -a / 2, a / 2) / a
+    err = np.abs(m["grid"][0] - want).max()
+    check("grid values", err < 1e-6, f"max |Φ − (2 clamp(x)/a, 0, 0)| = {err:.2e} (float32) "
+          f"over {pts[..., 0].size} grid nodes")
+    d = g["damping"]
+    w_ref = np.sqrt(K / M)
+    check("omega", abs(d["omega"][0] / w_ref - 1) < 1e-12, f"{d['omega'][0]:.12g} vs √(K/M)")
+    if d["kind"] == 2:
+        C_ref = 2 * d["zeta"][0] * w_ref * M
+        check("ratio damping", abs(d["c"][0, 0] / C_ref - 1) < 1e-10,
+              f"C = {d['c'][0, 0]:.10g} vs 2ζωM = {C_ref:.10g}")
+
+
+def grid_points(m):
+    nx, ny, nz = m["dims"]
+    o, h = m["origin"], m["spacing"]
+    z, y, x = np.meshgrid(o[2] + h[2] * np.arange(nz), o[1] + h[1] * np.arange(ny),
+                          o[0] + h[0] * np.arange(nx), indexing="ij")
+    return np.stack([x, y, z], axis=-1)
+
+
+def spectrum_case(tsv, npy):
+    """With rigid motion kept and the Euclidean product, POD's singular values are those of
+    the nodal snapshot matrix: numpy's SVD is the independent reference."""
+    snaps = np.load(npy)
+    U = snaps.reshape(len(snaps), -1)
+    s_ref = np.linalg.svd(U, compute_uv=False)
+    rows = [l.split("\t") for l in open(tsv) if l[0].isdigit()]
+    s = np.array([float(r[1]) for r in rows])
+    cum = np.array([float(r[3]) for r in rows])
+    kept = sum(int(r[4]) for r in rows)
+    err = np.abs(s - s_ref).max() / s_ref[0]
+    check("singular values", len(s) == len(s_ref) and err < 1e-9,
+          f"{len(s)} values, max |σ − σ_numpy| / σ_0 = {err:.2e}")
+    e_ref = np.cumsum(s_ref ** 2) / np.sum(s_ref ** 2)
+    err = np.abs(cum - e_ref).max()
+    check("captured energy", err < 1e-12, f"max |cumulative − numpy| = {err:.2e}")
+    check("kept", kept == 3, f"{kept} modes kept (3 fields)")
+
+
+def same_case(a, b):
+    """Rigid motion added to every snapshot must not change anything modefit stores."""
+    ga, gb = grain(a), grain(b)
+    for key in ("K", "M"):
+        err = np.abs(ga[key] - gb[key]).max() / np.abs(ga[key]).max()
+        check(key + " unchanged", err < 1e-9, f"max relative difference {err:.2e}")
+    na, nb = ga["modes"]["nodes"], gb["modes"]["nodes"]
+    err = np.abs(na - nb).max() / np.abs(na).max()
+    check("modes unchanged", na.shape == nb.shape and err < 1e-8,
+          f"{na.shape[0]} modes, max relative difference {err:.2e}")
+
+
+def beam_case(path, E, nu, L, b, t, rigid):
+    """Henzel eq. 51 on a cuboid L×b×t: only E_xx = −z(π/L)² sin(πs/L) is non-zero, so
+    K = (λ+2μ)(π/L)⁴ (L/2) b t³/12; M = ρ[(π/L)² b t³ L/24 + b t L/2] raw, and with the
+    mean deflection 2/π removed M = ρ[(π/L)² b t³ L/24 + b t L (1/2 − 4/π²)]."""
+    g = grain(path)
+    lam, mu = lame(E, nu)
+    rho = g["body"]["density"]
+    k = np.pi / L
+    K_ref = (lam + 2 * mu) * k ** 4 * (L / 2) * b * t ** 3 / 12
+    bend = k ** 2 * b * t ** 3 * L / 24
+    M_ref = rho * (bend + b * t * L * (0.5 if rigid == "kept" else 0.5 - 4 / np.pi ** 2))
+    K, M = g["K"][0, 0], g["M"][0, 0]
+    tol = 5e-3
+    check("K", abs(K / K_ref - 1) < tol, f"{K:.8g} vs closed form {K_ref:.8g} "
+          f"({K / K_ref - 1:+.2e}, tolerance {tol})")
+    check("M", abs(M / M_ref - 1) < tol, f"{M:.8g} vs closed form {M_ref:.8g} "
+          f"({M / M_ref - 1:+.2e}, tolerance {tol})")
+    m = g["modes"]
+    check("analytic kind", m["kind"] == 1 and m["descriptor"].startswith("beam-bending"),
+          f"kind {m['kind']}, descriptor '{m['descriptor']}'")
+    x = g["nodes"]["position"]
+    s = x[:, 0] + L / 2
+    shift = 0.0 if rigid == "kept" else 2 / np.pi
+    want = np.stack([x[:, 2] * k * np.cos(k * s), 0 * s, -np.sin(k * s) + shift], axis=1)
+    err = np.abs(m["nodes"][0] - want).max()
+    check("node values", err < 2e-3, f"max |Φ − eq. 51{' − rigid' if shift else ''}| = {err:.2e}")
+
+
+def main():
+    case = sys.argv[1]
+    if case == "strain":
+        strain_case(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
+                    [float(v) for v in sys.argv[5].split(",")])
+    elif case == "spectrum":
+        spectrum_case(sys.argv[2], sys.argv[3])
+    elif case == "same":
+        same_case(sys.argv[2], sys.argv[3])
+    elif case == "beam":
+        beam_case(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]),
+                  float(sys.argv[6]), float(sys.argv[7]), sys.argv[8])
+    else:
+        sys.exit("unknown case " + case)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# modefit end to end on synthetic FEM snapshots whose answer is known (make_msh_snapshots.py),
+# and on the analytic beam-bending mode, checked by check_modefit.py against closed forms and
+# numpy; then bad input: one "modefit: error: ..." line, exit 2, no output file.
+# usage: test_modefit.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$1
+src=$2
+lsgen=$build/tools/lsgen/lsgen
+modefit=$build/tools/modefit/modefit
+info=$build/tools/ldg-info
+py=/usr/bin/python3
+here=$src/tests/modefit
+. "$src/tests/cli/harness.sh"
+
+# run_check NAME -- command...: a check run; its report is shown on failure (or VERBOSE=1).
+run_check() {
+  local name=$1
+  shift 2
+  if "$@" > "$work/check.log" 2>&1; then ok; else bad "$name"; cat "$work/check.log"; fi
+  [ "${VERBOSE:-0}" = 1 ] && cat "$work/check.log"
+  return 0
+}
+
+# must NAME -- command...: the command must succeed.
+must() {
+  local name=$1
+  shift 2
+  if "$@" 2> "$work/must.err"; then ok; else bad "$name: $(cat "$work/must.err")"; fi
+}
+
+"$lsgen" cuboid --size 4,2,2 --h 0.1 -o "$work/box.ldg" || { echo "lsgen failed"; exit 1; }
+
+# 1. A uniaxial strain field, both element orders: K, M, modes on nodes and grid, damping.
+for order in 1 2; do
+  $py "$here/make_msh_snapshots.py" "$work/strain$order.msh" --size 4,2,2 --cells 8,4,4 \
+    --order $order --fields strain
+  must "strain order $order" -- "$modefit" --mesh "$work/strain$order.msh" --method single \
+    --E 100 --nu 0.3 --normalize point:2,0,0:x --damping ratio:0.05 \
+    -i "$work/box.ldg" -o "$work/strain$order.ldg"
+  run_check "strain order $order" -- $py "$here/check_modefit.py" strain \
+    "$work/strain$order.ldg" 100 0.3 4,2,2
+done
+
+# 2. POD of 3 fields in 20 snapshots: spectrum against numpy's SVD (rigid kept, Euclidean).
+$py "$here/make_msh_snapshots.py" "$work/three.msh" --size 4,2,2 --cells 6,3,3 --order 2 \
+  --fields three
+must "pod" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 --keep-rigid \
+  --energy 0.999999999 --spectrum "$work/three.tsv" -i "$work/box.ldg" -o "$work/three.ldg"
+run_check "pod spectrum" -- $py "$here/check_modefit.py" spectrum "$work/three.tsv" \
+  "$work/three.msh.npy"
+
+# 3. Rigid motion added to every snapshot changes nothing once projected out.
+$py "$here/make_msh_snapshots.py" "$work/three_rigid.msh" --size 4,2,2 --cells 6,3,3 \
+  --order 2 --fields three --rigid
+for name in three three_rigid; do
+  must "pod $name" -- "$modefit" --mesh "$work/$name.msh" --E 100 --nu 0.3 --modes 3 \
+    --inner mass -i "$work/box.ldg" -o "$work/$name.proj.ldg"
+done
+run_check "rigid motion removed" -- $py "$here/check_modefit.py" same \
+  "$work/three.proj.ldg" "$work/three_rigid.proj.ldg"
+
+# 4. The analytic beam-bending mode on a 160x4x4 cuboid, rigid motion kept and removed.
+"$lsgen" cuboid --size 160,4,4 --h 0.25 -o "$work/beam.ldg" || bad "lsgen beam"
+for rigid in kept projected; do
+  flag=""
+  [ $rigid = kept ] && flag=--keep-rigid
+  must "beam $rigid" -- "$modefit" --analytic beam-bending --length 160 --axis x --E 1e4 \
+    --nu 0.3 $flag -i "$work/beam.ldg" -o "$work/beam_$rigid.ldg"
+  run_check "beam $rigid" -- $py "$here/check_modefit.py" beam "$work/beam_$rigid.ldg" \
+    1e4 0.3 160 4 4 $rigid
+done
+"$info" "$work/beam_projected.ldg" > "$work/info.txt" 2>&1 && grep -q "beam-bending" \
+  "$work/info.txt" && ok || bad "ldg-info shows the analytic descriptor"
+
+# 5. Bad input: one line, exit 2, no output file.
+out=$work/never.ldg
+QUIET_STDOUT=1 expect_error "no E" 2 "modefit: error: --E and --nu are required" -- \
+  "$modefit" --mesh "$work/strain2.msh" --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "analytic with mesh" 2 "modefit: error: --analytic .*drop --mesh" -- \
+  "$modefit" --analytic beam-bending --length 4 --axis x --mesh "$work/strain2.msh" \
+  --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "frd without mesh" 2 "modefit: error: --snapshots .*needs --mesh" -- \
+  "$modefit" --snapshots x.frd --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "missing mesh" 2 "modefit: error: .*nonexistent.msh" -- \
+  "$modefit" --mesh "$work/nonexistent.msh" --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "normalize outside" 2 "modefit: error: --normalize .*outside the FEM mesh" -- \
+  "$modefit" --mesh "$work/strain2.msh" --method single --E 1 --nu 0.3 \
+  --normalize point:9,0,0:x -i "$work/box.ldg" -o "$out"
+expect_error "normalize no motion" 2 "modefit: error: --normalize .*does not move" -- \
+  "$modefit" --mesh "$work/strain2.msh" --method single --E 1 --nu 0.3 \
+  --normalize point:2,0,0:y -i "$work/box.ldg" -o "$out"
+expect_error "bad normalize" 2 "modefit: error: --normalize: expected point" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 --normalize 2,0,0:x -o "$out"
+expect_error "modes and energy" 2 "modefit: error: give --modes or --energy" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 --modes 2 --energy 0.9 -o "$out"
+expect_error "bad nu" 2 "modefit: error: --nu: Poisson" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.5 -o "$out"
+"$build/tools/ldg-pack" --meta name=bare -o "$work/bare.ldg"
+expect_error "bundle without NODE" 2 "modefit: error: .*bare.ldg.*no BODY section" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 -i "$work/bare.ldg" -o "$out"
+expect_error "empty input" 2 "modefit: error: .*empty stream" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 -i /dev/null -o "$out"
+cat "$work/box.ldg" "$work/box.ldg" > "$work/two.ldg"
+expect_error "two bundles" 2 "modefit: error: .*more than one bundle" -- \
+  "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 -i "$work/two.ldg" -o "$out"
+[ -e "$out" ] && bad "an error left $out behind" || ok
+ls "$work"/never.ldg.tmp.* > /dev/null 2>&1 && bad "an error left a temporary file" || ok
+
+echo "modefit: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,479 @@
+/* modefit's command line: getopt_long, strict numbers, and the checks that tie options
+ * together (FEM inputs or an analytic mode, never both; what each method accepts). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modefit_cli.h"
+#include "ldem/log.h"
+#include "ldem/version.h"
+
+#define PROGRAM "modefit"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: modefit --mesh MESH --snapshots RESULTS --E E --nu NU [options] < grain.ldg > out.ldg\n"
+        "       modefit --analytic beam-bending --length L --axis x --E E --nu NU [options]\n"
+        "Build a grain's deformation modes, their generalized stiffness K and mass M and the\n"
+        "modal damping, and add them to its bundle (MODE, KMAT, MMAT, DAMP). The FEM model must\n"
+        "be in the frame lsgen was given the geometry in.\n"
+        "\n"
+        "FEM snapshots:\n"
+        "  --mesh FILE          volume mesh: CalculiX/Abaqus deck (.inp: *NODE, *ELEMENT C3D4\n"
+        "                       or C3D10) or Gmsh .msh\n"
+        "  --snapshots FILE     CalculiX .frd (DISP blocks) or .msh with NodeData views\n"
+        "                       (a .msh may be both mesh and snapshots)\n"
+        "  --step all|last|N    which results (default all)\n"
+        "  --method M           pod (default), single (the largest snapshot, Henzel 4.2)\n"
+        "                       or difference (u_k - u_k-1, pruned and orthonormalized)\n"
+        "  --modes N            keep N modes (pod, difference)\n"
+        "  --energy F           pod: keep the modes capturing this fraction (default 0.9999)\n"
+        "  --single-index N     single: use snapshot N (1-based) instead of the largest\n"
+        "  --prune TOL          difference: drop modes below TOL of their norm (default 1e-3)\n"
+        "  --inner euclidean|mass   POD inner product (default euclidean)\n"
+        "Analytic modes:\n"
+        "  --analytic beam-bending --length L --axis x|y|z [--deflect x|y|z]\n"
+        "                       Henzel eq. 51, integrated over the level set's interior\n"
+        "  --depth D            interior quadrature: cut cells split 2^D per axis (default 3)\n"
+        "Material and basis:\n"
+        "  --E MODULUS, --nu RATIO   isotropic linear elasticity (required)\n"
+        "  --density RHO        mass density (default: the bundle's BODY density)\n"
+        "  --keep-rigid         keep rigid-body motion in the modes (default: projected out)\n"
+        "  --orthogonalize      energy-orthogonal modes (K v = lambda M v)\n"
+        "  --normalize point:X,Y,Z:C   scale each mode so that its displacement at X (FEM\n"
+        "                       frame), component C (x|y|z|-x|-y|-z), is 1 under the FEM\n"
+        "                       model's own supports (before rigid motion is removed)\n"
+        "  --damping rayleigh:A,B | ratio:Z[,Z...]   modal damping stored in DAMP\n"
+        "Reports:\n"
+        "  --spectrum FILE      singular values and captured energy (TSV)\n"
+        "  --spectrum-png FILE  the same as a gnuplot plot\n"
+        "  --snapshot-table FILE  per snapshot: modal coordinates, strain energy, residual\n"
+        "Other:\n"
+        "  -i, --input FILE     bundle to extend (default stdin)\n"
+        "  -o, --output FILE    extended bundle (default stdout; written atomically)\n"
+        "  --threads N          OpenMP threads for sampling (default: all cores)\n"
+        "  -v, --verbose        print K, M, frequencies, mismatch; -q, --quiet: errors only\n"
+        "  -h, --help, --version\n");
+}
+
+static int fail(const char *fmt, ...) LDEM_PRINTF(1, 2);
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, PROGRAM ": error: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+static int parse_number(const char *opt, const char *arg, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(arg, &end);
+    if (end == arg || *end != '\0' || arg[0] == ' ' || !isfinite(x) || errno == ERANGE)
+        return fail("--%s: '%s' is not a finite number", opt, arg);
+    *v = x;
+    return 0;
+}
+
+static int parse_positive(const char *opt, const char *arg, double *v)
+{
+    if (parse_number(opt, arg, v))
+        return 2;
+    if (!(*v > 0))
+        return fail("--%s: expected a number > 0, got '%s'", opt, arg);
+    return 0;
+}
+
+static int parse_long(const char *opt, const char *arg, long min, long max, long *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || errno || x < min || x > max)
+        return fail("--%s: expected an integer in [%ld, %ld], got '%s'", opt, min, max, arg);
+    *v = x;
+    return 0;
+}
+
+static int axis_of(const char *s)
+{
+    if (!strcmp(s, "x"))
+        return 0;
+    if (!strcmp(s, "y"))
+        return 1;
+    if (!strcmp(s, "z"))
+        return 2;
+    return -1;
+}
+
+/* "a,b,c" into exactly n numbers (any sign). */
+static int parse_numbers(const char *opt, const char *arg, size_t n, double *v)
+{
+    size_t k = 0;
+    const char *p = arg;
+    while (k < n) {
+        char *end;
+        errno = 0;
+        v[k] = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(v[k]))
+            break;
+        k++;
+        if (*end == ',' && k < n)
+            p = end + 1;
+        else {
+            p = end;
+            break;
+        }
+    }
+    if (k != n || *p != '\0')
+        return fail("--%s: expected %zu comma-separated numbers, got '%s'", opt, n, arg);
+    return 0;
+}
+
+/* point:X,Y,Z:C with C one of x y z -x -y -z. */
+static int parse_normalize(const char *arg, modefit_options *o)
+{
+    const char *usage_text = "--normalize: expected point:X,Y,Z:C with C in x|y|z|-x|-y|-z, got '%s'";
+    if (strncmp(arg, "point:", 6) != 0)
+        return fail(usage_text, arg);
+    const char *coords = arg + 6;
+    const char *colon = strrchr(coords, ':');
+    if (!colon || strlen(arg) >= sizeof o->norm_text)
+        return fail(usage_text, arg);
+    char buf[128];
+    size_t n = (size_t)(colon - coords);
+    memcpy(buf, coords, n);
+    buf[n] = '\0';
+    if (parse_numbers("normalize", buf, 3, o->norm_point))
+        return 2;
+    const char *c = colon + 1;
+    double sign = 1.0;
+    if (*c == '-') {
+        sign = -1.0;
+        c++;
+    } else if (*c == '+') {
+        c++;
+    }
+    int ax = axis_of(c);
+    if (ax < 0)
+        return fail(usage_text, arg);
+    for (int d = 0; d < 3; d++)
+        o->norm_dir[d] = d == ax ? sign : 0.0;
+    o->normalize = 1;
+    snprintf(o->norm_text, sizeof o->norm_text, "%s", arg);
+    return 0;
+}
+
+static int parse_damping(const char *arg, modefit_options *o)
+{
+    if (!strncmp(arg, "rayleigh:", 9)) {
+        if (parse_numbers("damping", arg + 9, 2, o->rayleigh))
+            return 2;
+        if (o->rayleigh[0] < 0 || o->rayleigh[1] < 0)
+            return fail("--damping: Rayleigh coefficients must be >= 0, got '%s'", arg + 9);
+        o->damping = LDEM_DAMPING_RAYLEIGH;
+        return 0;
+    }
+    if (!strncmp(arg, "ratio:", 6)) {
+        const char *list = arg + 6;
+        size_t n = 1;
+        for (const char *p = list; *p; p++)
+            n += *p == ',';
+        free(o->zeta);
+        o->zeta = malloc(n * sizeof *o->zeta);
+        if (!o->zeta)
+            return fail("out of memory");
+        if (parse_numbers("damping", list, n, o->zeta))
+            return 2;
+        for (size_t k = 0; k < n; k++)
+            if (!(o->zeta[k] >= 0))
+                return fail("--damping: damping ratios must be >= 0, got '%s'", list);
+        o->nzeta = n;
+        o->damping = LDEM_DAMPING_RATIO;
+        return 0;
+    }
+    return fail("--damping: expected rayleigh:A,B or ratio:Z[,Z...], got '%s'", arg);
+}
+
+static char *join_args(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+enum {
+    OPT_MESH = 256, OPT_SNAPSHOTS, OPT_STEP, OPT_METHOD, OPT_MODES, OPT_ENERGY,
+    OPT_SINGLE_INDEX, OPT_PRUNE, OPT_INNER, OPT_ANALYTIC, OPT_LENGTH, OPT_AXIS, OPT_DEFLECT,
+    OPT_DEPTH, OPT_E, OPT_NU, OPT_DENSITY, OPT_KEEP_RIGID, OPT_ORTHOGONALIZE, OPT_NORMALIZE,
+    OPT_DAMPING, OPT_SPECTRUM, OPT_SPECTRUM_PNG, OPT_SNAPSHOT_TABLE, OPT_THREADS, OPT_VERSION
+};
+
+static const struct option long_options[] = {
+    {"mesh", required_argument, NULL, OPT_MESH},
+    {"snapshots", required_argument, NULL, OPT_SNAPSHOTS},
+    {"step", required_argument, NULL, OPT_STEP},
+    {"method", required_argument, NULL, OPT_METHOD},
+    {"modes", required_argument, NULL, OPT_MODES},
+    {"energy", required_argument, NULL, OPT_ENERGY},
+    {"single-index", required_argument, NULL, OPT_SINGLE_INDEX},
+    {"prune", required_argument, NULL, OPT_PRUNE},
+    {"inner", required_argument, NULL, OPT_INNER},
+    {"analytic", required_argument, NULL, OPT_ANALYTIC},
+    {"length", required_argument, NULL, OPT_LENGTH},
+    {"axis", required_argument, NULL, OPT_AXIS},
+    {"deflect", required_argument, NULL, OPT_DEFLECT},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"E", required_argument, NULL, OPT_E},
+    {"nu", required_argument, NULL, OPT_NU},
+    {"density", required_argument, NULL, OPT_DENSITY},
+    {"keep-rigid", no_argument, NULL, OPT_KEEP_RIGID},
+    {"orthogonalize", no_argument, NULL, OPT_ORTHOGONALIZE},
+    {"normalize", required_argument, NULL, OPT_NORMALIZE},
+    {"damping", required_argument, NULL, OPT_DAMPING},
+    {"spectrum", required_argument, NULL, OPT_SPECTRUM},
+    {"spectrum-png", required_argument, NULL, OPT_SPECTRUM_PNG},
+    {"snapshot-table", required_argument, NULL, OPT_SNAPSHOT_TABLE},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"input", required_argument, NULL, 'i'},
+    {"output", required_argument, NULL, 'o'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* Which options were given, for the cross-checks. */
+typedef struct seen {
+    int modes, energy, single_index, prune, inner, step, method, length, axis, deflect, depth,
+        E, nu;
+} seen;
+
+static int handle(int c, const char *arg, modefit_options *o, seen *s)
+{
+    long v;
+    switch (c) {
+    case OPT_MESH: o->mesh_path = arg; return 0;
+    case OPT_SNAPSHOTS: o->snap_path = arg; return 0;
+    case OPT_STEP:
+        s->step = 1;
+        if (!strcmp(arg, "all"))
+            o->step = 0;
+        else if (!strcmp(arg, "last"))
+            o->step = -1;
+        else if (parse_long("step", arg, 1, 1000000000L, &o->step))
+            return 2;
+        return 0;
+    case OPT_METHOD:
+        s->method = 1;
+        if (!strcmp(arg, "pod"))
+            o->method = METHOD_POD;
+        else if (!strcmp(arg, "single"))
+            o->method = METHOD_SINGLE;
+        else if (!strcmp(arg, "difference"))
+            o->method = METHOD_DIFFERENCE;
+        else
+            return fail("--method: expected pod, single or difference, got '%s'", arg);
+        return 0;
+    case OPT_MODES: s->modes = 1; return parse_long("modes", arg, 1, 100000, &o->modes);
+    case OPT_ENERGY:
+        s->energy = 1;
+        if (parse_positive("energy", arg, &o->energy))
+            return 2;
+        if (o->energy > 1)
+            return fail("--energy: expected a fraction in (0, 1], got '%s'", arg);
+        return 0;
+    case OPT_SINGLE_INDEX:
+        s->single_index = 1;
+        return parse_long("single-index", arg, 1, 1000000000L, &o->single_index);
+    case OPT_PRUNE:
+        s->prune = 1;
+        if (parse_positive("prune", arg, &o->prune))
+            return 2;
+        if (o->prune >= 1)
+            return fail("--prune: expected a fraction in (0, 1), got '%s'", arg);
+        return 0;
+    case OPT_INNER:
+        s->inner = 1;
+        if (!strcmp(arg, "euclidean"))
+            o->inner = INNER_EUCLIDEAN;
+        else if (!strcmp(arg, "mass"))
+            o->inner = INNER_MASS;
+        else
+            return fail("--inner: expected euclidean or mass, got '%s'", arg);
+        return 0;
+    case OPT_ANALYTIC:
+        if (strcmp(arg, "beam-bending") != 0)
+            return fail("--analytic: unknown mode '%s' (available: beam-bending)", arg);
+        o->analytic = ANALYTIC_BEAM_BENDING;
+        return 0;
+    case OPT_LENGTH: s->length = 1; return parse_positive("length", arg, &o->length);
+    case OPT_AXIS:
+    case OPT_DEFLECT: {
+        int ax = axis_of(arg);
+        if (ax < 0)
+            return fail("--%s: expected x, y or z, got '%s'", c == OPT_AXIS ? "axis" : "deflect",
+                        arg);
+        if (c == OPT_AXIS) {
+            s->axis = 1;
+            o->axis = ax;
+        } else {
+            s->deflect = 1;
+            o->deflect = ax;
+        }
+        return 0;
+    }
+    case OPT_DEPTH:
+        s->depth = 1;
+        if (parse_long("depth", arg, 0, 6, &v))
+            return 2;
+        o->depth = (int)v;
+        return 0;
+    case OPT_E: s->E = 1; return parse_positive("E", arg, &o->E);
+    case OPT_NU:
+        s->nu = 1;
+        if (parse_number("nu", arg, &o->nu))
+            return 2;
+        if (!(o->nu > -1 && o->nu < 0.5))
+            return fail("--nu: Poisson's ratio must lie in (-1, 0.5), got '%s'", arg);
+        return 0;
+    case OPT_DENSITY: return parse_positive("density", arg, &o->density);
+    case OPT_KEEP_RIGID: o->keep_rigid = 1; return 0;
+    case OPT_ORTHOGONALIZE: o->orthogonalize = 1; return 0;
+    case OPT_NORMALIZE: return parse_normalize(arg, o);
+    case OPT_DAMPING: return parse_damping(arg, o);
+    case OPT_SPECTRUM: o->spectrum = arg; return 0;
+    case OPT_SPECTRUM_PNG: o->spectrum_png = arg; return 0;
+    case OPT_SNAPSHOT_TABLE: o->snapshot_table = arg; return 0;
+    case OPT_THREADS:
+        if (parse_long("threads", arg, 1, 4096, &v))
+            return 2;
+        o->threads = (int)v;
+        return 0;
+    case 'i': o->input = arg; return 0;
+    case 'o': o->output = arg; return 0;
+    case 'v': o->verbosity++; return 0;
+    case 'q': o->verbosity--; return 0;
+    default: return fail("unknown option (see modefit --help)");
+    }
+}
+
+/* Options that only make sense together. */
+static int cross_check(modefit_options *o, const seen *s)
+{
+    if (!s->E || !s->nu)
+        return fail("--E and --nu are required (isotropic linear elasticity of the grain)");
+    if (o->analytic) {
+        if (o->mesh_path || o->snap_path)
+            return fail("--analytic builds its mode from a formula: drop --mesh/--snapshots");
+        if (s->method || s->modes || s->energy || s->single_index || s->prune || s->inner ||
+            s->step)
+            return fail("--method, --modes, --energy, --single-index, --prune, --inner and "
+                        "--step apply to FEM snapshots, not to --analytic");
+        if (!s->length || !s->axis)
+            return fail("--analytic beam-bending needs --length L and --axis x|y|z");
+        if (!s->deflect)
+            o->deflect = o->axis == 2 ? 0 : 2;
+        if (o->deflect == o->axis)
+            return fail("--deflect must differ from --axis");
+        if (o->spectrum || o->spectrum_png || o->snapshot_table)
+            return fail("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
+        return 0;
+    }
+    if (s->length || s->axis || s->deflect || s->depth)
+        return fail("--length, --axis, --deflect and --depth go with --analytic");
+    if (!o->snap_path) {
+        if (o->mesh_path && strstr(o->mesh_path, ".msh"))
+            o->snap_path = o->mesh_path;
+        else
+            return fail("no modes to build: give --mesh and --snapshots, or --analytic");
+    }
+    if (!o->mesh_path) {
+        if (strstr(o->snap_path, ".frd"))
+            return fail("--snapshots %s: a .frd needs --mesh (the .inp deck it came from)",
+                        o->snap_path);
+        o->mesh_path = o->snap_path;
+    }
+    if (o->method != METHOD_POD && (s->energy || s->inner))
+        return fail("--energy and --inner apply to --method pod");
+    if (o->method != METHOD_SINGLE && s->single_index)
+        return fail("--single-index applies to --method single");
+    if (o->method != METHOD_DIFFERENCE && s->prune)
+        return fail("--prune applies to --method difference");
+    if (o->method == METHOD_SINGLE && s->modes)
+        return fail("--method single makes one mode: drop --modes");
+    if (o->method == METHOD_POD && s->modes && s->energy)
+        return fail("give --modes or --energy, not both");
+    return 0;
+}
+
+int modefit_parse_args(int argc, char **argv, modefit_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->input = "-";
+    o->output = "-";
+    o->energy = 0.9999;
+    o->prune = 1e-3;
+    o->depth = 3;
+    o->deflect = -1;
+    seen s;
+    memset(&s, 0, sizeof s);
+    opterr = 0;
+    int c, st = 0;
+    optind = 1;
+    while (!st && (c = getopt_long(argc, argv, ":i:o:vqh", long_options, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return -1;
+        }
+        if (c == OPT_VERSION) {
+            printf("modefit (ldem) %s\n", LDEM_VERSION);
+            return -1;
+        }
+        if (c == '?')
+            return fail("unknown option '%s' (see modefit --help)", argv[optind - 1]);
+        if (c == ':')
+            return fail("option '%s' needs a value", argv[optind - 1]);
+        st = handle(c, optarg, o, &s);
+    }
+    if (st)
+        return st;
+    if (optind < argc)
+        return fail("unexpected argument '%s' (the bundle comes on stdin or with -i)",
+                    argv[optind]);
+    st = cross_check(o, &s);
+    if (st)
+        return st;
+    o->command_line = join_args(argc, argv);
+    if (!o->command_line)
+        return fail("out of memory");
+    return 0;
+}
+
+void modefit_options_free(modefit_options *o)
+{
+    free(o->zeta);
+    free(o->command_line);
+    o->zeta = NULL;
+    o->command_line = NULL;
+}

@@ -1,0 +1,473 @@
+/* modefit's numerics, in the order the issue lists them: read the FEM snapshots, remove
+ * rigid motion, build the basis (POD, single snapshot or difference modes) or take the
+ * analytic mode, integrate K and M, optionally make the modes energy-orthogonal, scale them
+ * to the displacement the user names, and derive frequencies and damping. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basis.h"
+#include "fe_integrate.h"
+#include "modefit_cli.h"
+#include "ldem/log.h"
+
+/* The mass-weighted inner product ∫ rho a·b dV on the mesh, as a basis_inner. */
+typedef struct mass_ctx {
+    const fe_mesh *mesh;
+    double rho;
+} mass_ctx;
+
+static int mass_gram(void *ctx, const double *a, size_t na, const double *b, size_t nb,
+                     double *G, ldem_err *err)
+{
+    const mass_ctx *c = ctx;
+    return fe_mass_gram(c->mesh, c->rho, a, na, b, nb, G, err);
+}
+
+static int nomem(ldem_err *err)
+{
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+void modefit_basis_free(modefit_basis *b)
+{
+    fe_mesh_free(&b->mesh);
+    fe_snapshots_free(&b->snaps);
+    fe_locator_free(b->loc);
+    free(b->phi);
+    free(b->raw);
+    free(b->up);
+    free(b->sigma);
+    free(b->K);
+    free(b->M);
+    ldem_damping_free(&b->damping);
+    memset(b, 0, sizeof *b);
+}
+
+static int read_fem(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    int rc;
+    if (ends_with(o->snap_path, ".msh")) {
+        if (strcmp(o->mesh_path, o->snap_path) != 0)
+            return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                                "--snapshots %s: .msh snapshots carry their own mesh; drop "
+                                "--mesh %s", o->snap_path, o->mesh_path);
+        rc = msh_read(o->snap_path, &b->mesh, &b->snaps, o->step, err);
+    } else if (ends_with(o->snap_path, ".frd")) {
+        rc = ends_with(o->mesh_path, ".msh") ? msh_read(o->mesh_path, &b->mesh, NULL, 0, err)
+                                              : inp_read_mesh(o->mesh_path, &b->mesh, err);
+        if (!rc)
+            rc = fe_mesh_check(&b->mesh, o->mesh_path, err);
+        if (!rc)
+            rc = frd_read_disp(o->snap_path, &b->mesh, o->step, &b->snaps, err);
+    } else {
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                            "--snapshots %s: expected CalculiX results (.frd) or a Gmsh "
+                            ".msh with NodeData views", o->snap_path);
+    }
+    if (!rc)
+        rc = fe_mesh_check(&b->mesh, o->mesh_path, err);
+    if (rc)
+        return rc;
+    ldem_info("%s: %zu nodes, %zu %d-node tetrahedra; %s: %zu snapshot%s", o->mesh_path,
+              b->mesh.nnodes, b->mesh.ntets, b->mesh.order, o->snap_path, b->snaps.count,
+              b->snaps.count == 1 ? "" : "s");
+    return LDEM_OK;
+}
+
+/* Index of the snapshot with the largest norm in ip (Henzel §4.2: "the displacement at
+ * the largest deformation"). */
+static int largest_snapshot(const double *fields, size_t count, const basis_inner *ip,
+                            size_t *best, ldem_err *err)
+{
+    double top = -1;
+    size_t ndof = ip->ndof;
+    for (size_t i = 0; i < count; i++) {
+        double g;
+        int rc = ip->gram(ip->ctx, fields + i * ndof, 1, fields + i * ndof, 1, &g, err);
+        if (rc)
+            return rc;
+        if (g > top) {
+            top = g;
+            *best = i;
+        }
+    }
+    return LDEM_OK;
+}
+
+static int pod_basis(const modefit_options *o, const basis_inner *ip, modefit_basis *b,
+                     ldem_err *err)
+{
+    size_t ns = b->snaps.count, ndof = ip->ndof;
+    double *coef = malloc(ns * ns * sizeof *coef);
+    b->sigma = malloc(ns * sizeof *b->sigma);
+    if (!coef || !b->sigma) {
+        free(coef);
+        return nomem(err);
+    }
+    b->nsigma = ns;
+    size_t rank = 0;
+    int rc = basis_pod(b->up, ns, ip, BASIS_POD_AUTO, b->sigma, coef, &rank, err);
+    if (!rc && rank == 0)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, o->snap_path, 0,
+                          "the snapshots hold nothing but rigid-body motion: no mode to build");
+    if (!rc) {
+        size_t want = o->modes ? (size_t)o->modes : basis_energy_count(b->sigma, ns, o->energy);
+        if (want > rank) {
+            ldem_warn("%s: asked for %zu modes, the snapshots span only %zu", o->snap_path, want,
+                      rank);
+            want = rank;
+        }
+        b->count = want;
+        b->phi = malloc(want * ndof * sizeof *b->phi);
+        b->raw = malloc(want * ndof * sizeof *b->raw);
+        if (!b->phi || !b->raw)
+            rc = nomem(err);
+    }
+    if (!rc) {
+        basis_combine(coef, b->count, ns, b->up, ndof, b->phi);
+        basis_combine(coef, b->count, ns, b->snaps.u, ndof, b->raw);
+    }
+    free(coef);
+    return rc;
+}
+
+static int single_basis(const modefit_options *o, const basis_inner *ip, modefit_basis *b,
+                        ldem_err *err)
+{
+    size_t ns = b->snaps.count, ndof = ip->ndof, k = 0;
+    if (o->single_index) {
+        if ((size_t)o->single_index > ns)
+            return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                                "--single-index %ld: %s holds %zu snapshots", o->single_index,
+                                o->snap_path, ns);
+        k = (size_t)o->single_index - 1;
+    } else {
+        int rc = largest_snapshot(b->up, ns, ip, &k, err);
+        if (rc)
+            return rc;
+    }
+    ldem_info("single mode: snapshot %zu (step %ld, time %g)", k + 1, b->snaps.step[k],
+              b->snaps.time[k]);
+    b->count = 1;
+    b->phi = malloc(ndof * sizeof *b->phi);
+    b->raw = malloc(ndof * sizeof *b->raw);
+    if (!b->phi || !b->raw)
+        return nomem(err);
+    memcpy(b->phi, b->up + k * ndof, ndof * sizeof *b->phi);
+    memcpy(b->raw, b->snaps.u + k * ndof, ndof * sizeof *b->raw);
+    return LDEM_OK;
+}
+
+/* u_1 − 0, u_2 − u_1, ...: the snapshots' successive increments (Henzel §4.2). */
+static double *differences(const double *u, size_t ns, size_t ndof)
+{
+    double *d = malloc(ns * ndof * sizeof *d);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 0; j < ndof; j++)
+            d[i * ndof + j] = u[i * ndof + j] - (i ? u[(i - 1) * ndof + j] : 0.0);
+    return d;
+}
+
+static int difference_basis(const modefit_options *o, const basis_inner *ip, modefit_basis *b,
+                            ldem_err *err)
+{
+    size_t ns = b->snaps.count, ndof = ip->ndof, kept = 0;
+    double *d = differences(b->up, ns, ndof);
+    double *draw = differences(b->snaps.u, ns, ndof);
+    double *coef = malloc(ns * ns * sizeof *coef);
+    int rc = (!d || !draw || !coef) ? nomem(err) : LDEM_OK;
+    if (!rc)
+        rc = basis_orthonormalize(d, ns, ip, o->prune, coef, &kept, err);
+    if (!rc && kept == 0)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, o->snap_path, 0,
+                          "every difference mode was pruned: the snapshots do not change");
+    if (!rc) {
+        b->count = o->modes && (size_t)o->modes < kept ? (size_t)o->modes : kept;
+        ldem_info("difference modes: %zu of %zu kept after pruning at %g", kept, ns, o->prune);
+        b->phi = malloc(b->count * ndof * sizeof *b->phi);
+        b->raw = malloc(b->count * ndof * sizeof *b->raw);
+        if (!b->phi || !b->raw)
+            rc = nomem(err);
+    }
+    if (!rc) {
+        memcpy(b->phi, d, b->count * ndof * sizeof *b->phi);
+        basis_combine(coef, b->count, ns, draw, ndof, b->raw);
+    }
+    free(d);
+    free(draw);
+    free(coef);
+    return rc;
+}
+
+static int fe_matrices(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    size_t n = b->count;
+    int rc = fe_stiffness_gram(&b->mesh, o->E, o->nu, b->phi, n, b->phi, n, b->K, err);
+    if (!rc)
+        rc = fe_mass_gram(&b->mesh, b->rho, b->phi, n, b->phi, n, b->M, err);
+    return rc;
+}
+
+/* Replace the modes by the eigenvectors of K v = λ M v: decoupled modal equations. */
+static int orthogonalize(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    size_t n = b->count, ndof = 3 * b->mesh.nnodes;
+    double *lambda = malloc(n * sizeof *lambda), *V = malloc(n * n * sizeof *V);
+    double *C = malloc(n * n * sizeof *C), *tmp = malloc(n * ndof * sizeof *tmp);
+    int rc = (!lambda || !V || !C || !tmp) ? nomem(err) : LDEM_OK;
+    if (!rc)
+        rc = basis_generalized_eigen(b->K, b->M, n, lambda, V, err);
+    if (!rc) {
+        for (size_t k = 0; k < n; k++)
+            for (size_t i = 0; i < n; i++)
+                C[k * n + i] = V[i * n + k];
+        basis_combine(C, n, n, b->phi, ndof, tmp);
+        memcpy(b->phi, tmp, n * ndof * sizeof *tmp);
+        basis_combine(C, n, n, b->raw, ndof, tmp);
+        memcpy(b->raw, tmp, n * ndof * sizeof *tmp);
+        rc = fe_matrices(o, b, err);
+    }
+    free(lambda);
+    free(V);
+    free(C);
+    free(tmp);
+    return rc;
+}
+
+static void scale_matrices(modefit_basis *b, const double *s)
+{
+    size_t n = b->count;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            b->K[i * n + j] *= s[i] * s[j];
+            b->M[i * n + j] *= s[i] * s[j];
+        }
+}
+
+static double mesh_size(const fe_mesh *m)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < m->nnodes; i++)
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fmin(lo[d], m->xyz[3 * i + d]);
+            hi[d] = fmax(hi[d], m->xyz[3 * i + d]);
+        }
+    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}
+
+/* Scale each mode so that its raw twin moves the named point by 1 along the named axis:
+ * ε then is that displacement in the FEM problem (e.g. the indenter's travel). */
+static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    size_t n = b->count, ndof = 3 * b->mesh.nnodes;
+    fe_place p;
+    fe_locate(b->loc, o->norm_point, &p);
+    double tol = 1e-6 * mesh_size(&b->mesh);
+    if (!p.inside && p.dist > tol)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                            "--normalize %s: the point lies %g outside the FEM mesh",
+                            o->norm_text, p.dist);
+    double *val = malloc(3 * n * sizeof *val), *s = malloc(n * sizeof *s);
+    if (!val || !s) {
+        free(val);
+        free(s);
+        return nomem(err);
+    }
+    fe_interpolate(&b->mesh, &p, b->raw, n, val);
+    int rc = LDEM_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        double v = 0, big = 0;
+        for (int d = 0; d < 3; d++)
+            v += val[3 * k + d] * o->norm_dir[d];
+        for (size_t j = 0; j < ndof; j++)
+            big = fmax(big, fabs(b->raw[k * ndof + j]));
+        if (!(fabs(v) > 1e-9 * big))
+            rc = ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                              "--normalize %s: mode %zu does not move that point along that "
+                              "axis (%g of its largest displacement %g); pick another point or "
+                              "component", o->norm_text, k + 1, v, big);
+        s[k] = 1.0 / v;
+    }
+    if (!rc) {
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < ndof; j++) {
+                b->phi[k * ndof + j] *= s[k];
+                b->raw[k * ndof + j] *= s[k];
+            }
+        scale_matrices(b, s);
+    }
+    free(val);
+    free(s);
+    return rc;
+}
+
+static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    int rc = read_fem(o, b, err);
+    if (rc)
+        return rc;
+    size_t ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
+    double volume, second[3][3];
+    fe_volume_moments(&b->mesh, &volume, b->center, second);
+    mass_ctx mc = {&b->mesh, b->rho};
+    basis_inner mass_ip = {mass_gram, &mc, ndof};
+    basis_inner ip = o->inner == INNER_MASS ? mass_ip : basis_inner_euclidean(ndof);
+
+    b->up = malloc(ns * ndof * sizeof *b->up);
+    double *rigid = malloc(6 * ndof * sizeof *rigid);
+    if (!b->up || !rigid) {
+        free(rigid);
+        return nomem(err);
+    }
+    memcpy(b->up, b->snaps.u, ns * ndof * sizeof *b->up);
+    fe_rigid_fields(&b->mesh, b->center, rigid);
+    /* Rigid motion goes in the mass-weighted product whatever the POD uses: what is left
+     * then carries no momentum, which is what makes it separate from the grain's
+     * translation and rotation. */
+    if (!o->keep_rigid)
+        rc = basis_project_out(b->up, ns, rigid, 6, &mass_ip, NULL, err);
+    free(rigid);
+    if (!rc)
+        rc = fe_locator_build(&b->mesh, &b->loc, err);
+    if (!rc) {
+        if (o->method == METHOD_POD)
+            rc = pod_basis(o, &ip, b, err);
+        else if (o->method == METHOD_SINGLE)
+            rc = single_basis(o, &ip, b, err);
+        else
+            rc = difference_basis(o, &ip, b, err);
+    }
+    if (!rc) {
+        b->K = malloc(b->count * b->count * sizeof *b->K);
+        b->M = malloc(b->count * b->count * sizeof *b->M);
+        rc = (!b->K || !b->M) ? nomem(err) : fe_matrices(o, b, err);
+    }
+    if (!rc && o->orthogonalize)
+        rc = orthogonalize(o, b, err);
+    if (!rc && o->normalize)
+        rc = normalize_fe(o, b, err);
+    return rc;
+}
+
+static int build_analytic(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                          ldem_err *err)
+{
+    analytic_mode *m = &b->analytic;
+    memset(m, 0, sizeof *m);
+    m->kind = o->analytic;
+    m->length = o->length;
+    m->axis = o->axis;
+    m->deflect = o->deflect;
+    m->scale = 1.0;
+    b->is_analytic = 1;
+    b->count = 1;
+    if (o->normalize) {
+        /* The formula lives in the body frame; the point and axis are in the geometry
+         * frame: value = dir · R raw(x_body). */
+        double xb[3], u[3], v = 0;
+        modefit_to_body(g, o->norm_point, xb);
+        analytic_eval_raw(m, xb, u, NULL);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                v += o->norm_dir[i] * g->rot[i][j] * u[j];
+        if (!(fabs(v) > 1e-9))
+            return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                                "--normalize %s: the mode does not move that point along "
+                                "that axis (%g)", o->norm_text, v);
+        m->scale = 1.0 / v;
+    }
+    int rc = LDEM_OK;
+    if (!o->keep_rigid)
+        rc = analytic_remove_rigid(m, &g->lset, o->depth, err);
+    b->K = malloc(sizeof *b->K);
+    b->M = malloc(sizeof *b->M);
+    if (!rc && (!b->K || !b->M))
+        rc = nomem(err);
+    if (!rc)
+        rc = analytic_mass_stiffness(m, &g->lset, o->depth, o->E, o->nu, b->rho, b->K, b->M,
+                                     &b->quad_volume, err);
+    if (!rc) {
+        double rel = fabs(b->quad_volume - g->body.volume) / g->body.volume;
+        ldem_info("interior quadrature: volume %.9g vs BODY %.9g (%.2e relative)",
+                  b->quad_volume, g->body.volume, rel);
+        if (rel > 1e-2)
+            ldem_warn("the level set's interior (volume %g) differs from BODY's volume %g by "
+                      "%.1f%%: K and M are as coarse; use a finer lsgen --h or --depth",
+                      b->quad_volume, g->body.volume, 100 * rel);
+    }
+    return rc;
+}
+
+/* Natural frequencies and the damping matrix. Fails when K or M is not positive
+ * definite (basis_generalized_eigen says which). */
+static int damping(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    size_t n = b->count;
+    ldem_damping *d = &b->damping;
+    d->n = (uint32_t)n;
+    d->kind = (uint32_t)o->damping;
+    d->zeta = calloc(n, sizeof *d->zeta);
+    d->omega = malloc(n * sizeof *d->omega);
+    d->c = calloc(n * n, sizeof *d->c);
+    double *V = malloc(n * n * sizeof *V);
+    int rc = (!d->zeta || !d->omega || !d->c || !V) ? nomem(err) : LDEM_OK;
+    if (!rc)
+        rc = basis_generalized_eigen(b->K, b->M, n, d->omega, V, err);
+    free(V);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        d->omega[k] = sqrt(d->omega[k]);
+    if (o->damping == LDEM_DAMPING_RAYLEIGH) {
+        d->alpha = o->rayleigh[0];
+        d->beta = o->rayleigh[1];
+        basis_damping_rayleigh(b->K, b->M, n, d->alpha, d->beta, d->c);
+    } else if (o->damping == LDEM_DAMPING_RATIO) {
+        if (o->nzeta != 1 && o->nzeta != n)
+            return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                                "--damping ratio: give one ratio or one per mode (%zu modes, "
+                                "%zu ratios)", n, o->nzeta);
+        for (size_t k = 0; k < n; k++)
+            d->zeta[k] = o->zeta[o->nzeta == 1 ? 0 : k];
+        rc = basis_damping_ratio(b->K, b->M, n, d->zeta, d->c, err);
+    }
+    return rc;
+}
+
+int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                  ldem_err *err)
+{
+    memset(b, 0, sizeof *b);
+    b->rho = o->density > 0 ? o->density : g->body.density;
+    int rc = o->analytic ? build_analytic(o, g, b, err) : build_fe(o, b, err);
+    if (!rc)
+        rc = damping(o, b, err);
+    if (rc)
+        return rc;
+    size_t n = b->count;
+    ldem_info("%zu mode%s; K asymmetry %.1e, M asymmetry %.1e", n, n == 1 ? "" : "s",
+              basis_asymmetry(b->K, n), basis_asymmetry(b->M, n));
+    for (size_t i = 0; i < n; i++) {
+        char line[512];
+        int len = snprintf(line, sizeof line, "K[%zu] =", i + 1);
+        for (size_t j = 0; j < n && len < (int)sizeof line - 32; j++)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %.6g", b->K[i * n + j]);
+        ldem_info("%s", line);
+        len = snprintf(line, sizeof line, "M[%zu] =", i + 1);
+        for (size_t j = 0; j < n && len < (int)sizeof line - 32; j++)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %.6g", b->M[i * n + j]);
+        ldem_info("%s", line);
+    }
+    for (size_t k = 0; k < n; k++)
+        ldem_info("omega[%zu] = %.6g rad/time", k + 1, b->damping.omega[k]);
+    return LDEM_OK;
+}

@@ -1,0 +1,104 @@
+/* modefit's command line, its working state, and the steps main() strings together:
+ *   parse (modefit_args.c) → build the basis, K, M, damping (modefit_build.c) →
+ *   sample the modes on the grain (modefit_map.c) → write (modefit_output.c). */
+#ifndef MODEFIT_CLI_H
+#define MODEFIT_CLI_H
+
+#include <stddef.h>
+
+#include "analytic.h"
+#include "fe_locate.h"
+#include "femesh.h"
+#include "ldem/bundle.h"
+#include "ldem/err.h"
+#include "ldem/sections.h"
+
+enum modefit_method { METHOD_POD = 0, METHOD_SINGLE = 1, METHOD_DIFFERENCE = 2 };
+enum modefit_inner { INNER_EUCLIDEAN = 0, INNER_MASS = 1 };
+
+typedef struct modefit_options {
+    const char *input, *output;        /* bundle in / out, "-" = stdin / stdout */
+    const char *mesh_path, *snap_path; /* FEM inputs (NULL for analytic modes) */
+    long step;                         /* 0 every DISP block / view, -1 last, k > 0 the k-th */
+    int method;                        /* enum modefit_method */
+    long modes;                        /* 0: choose by captured energy */
+    double energy;                     /* POD: captured fraction (default 0.9999) */
+    long single_index;                 /* single: 0 = largest snapshot, else 1-based */
+    double prune;                      /* difference modes: relative pruning threshold */
+    int inner;                         /* POD inner product, enum modefit_inner */
+    int analytic;                      /* 0, or enum analytic_kind */
+    double length;
+    int axis, deflect;                 /* 0..2; deflect -1 = default */
+    int depth;                         /* level-set quadrature subdivision */
+    double E, nu, density;             /* density 0 = the bundle's BODY density */
+    int keep_rigid, orthogonalize;
+    int normalize;                     /* 1: --normalize given */
+    double norm_point[3];              /* geometry (FEM) frame */
+    double norm_dir[3];                /* unit axis with sign */
+    char norm_text[128];
+    int damping;                       /* enum ldem_damping_kind */
+    double rayleigh[2];
+    double *zeta;                      /* ratio: one value, or one per mode */
+    size_t nzeta;
+    const char *spectrum, *spectrum_png, *snapshot_table;
+    int threads;
+    int verbosity;
+    char *command_line;
+} modefit_options;
+
+/* Parse argv. Returns 0 to run, -1 after printing --help/--version (exit 0), or 2 after
+ * printing a one-line usage error. */
+int modefit_parse_args(int argc, char **argv, modefit_options *o);
+void modefit_options_free(modefit_options *o);
+
+/* The grain as lsgen described it (decoded sections of the input bundle). */
+typedef struct modefit_grain {
+    ldem_body body;
+    ldem_nodes nodes;
+    ldem_lset lset;
+    double rot[3][3];     /* body → geometry: x_geometry = centroid + rot · x_body */
+} modefit_grain;
+
+/* The reduced basis and its matrices. FE modes live on the mesh (geometry frame);
+ * an analytic mode is a formula in the body frame. */
+typedef struct modefit_basis {
+    size_t count;            /* modes */
+    int is_analytic;
+    analytic_mode analytic;
+    fe_mesh mesh;            /* FE only */
+    fe_snapshots snaps;      /* FE only: as read (raw) */
+    double *phi;             /* count × 3·nnodes: the modes (rigid motion removed) */
+    double *raw;             /* count × 3·nnodes: the same combinations of raw snapshots */
+    double *up;              /* snaps.count × 3·nnodes: snapshots, rigid motion removed */
+    fe_locator *loc;         /* FE only: point location on the mesh */
+    double center[3];        /* FE only: the mesh's centre of volume (rigid rotations) */
+    double *sigma;           /* POD singular values (nsigma), or NULL */
+    size_t nsigma;
+    double *K, *M;           /* count × count */
+    ldem_damping damping;    /* omega always filled; C per --damping */
+    double rho;              /* density used */
+    double quad_volume;      /* analytic: interior volume the quadrature saw */
+} modefit_basis;
+
+void modefit_basis_free(modefit_basis *b);
+
+/* Geometry-frame point → body frame: x_body = rotᵀ (x − centroid). */
+void modefit_to_body(const modefit_grain *g, const double x[3], double xb[3]);
+
+int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                  ldem_err *err);
+
+/* Samples the modes at the bundle's surface nodes and LSET grid nodes (body frame) and
+ * fills m (kind, descriptor for analytic modes). Reports the mesh / level-set mismatch. */
+int modefit_map(const modefit_options *o, const modefit_grain *g, const modefit_basis *b,
+                ldem_modes *m, ldem_err *err);
+
+/* Spectrum TSV / PNG and the per-snapshot table, each written atomically. */
+int modefit_write_reports(const modefit_options *o, const modefit_grain *g,
+                          const modefit_basis *b, ldem_err *err);
+
+/* Replaces MODE, KMAT, MMAT, DAMP in the bundle, drops a stale ETAB, records META. */
+int modefit_extend_bundle(const modefit_options *o, const modefit_basis *b, ldem_modes *m,
+                          ldem_bundle *bundle, ldem_err *err);
+
+#endif

@@ -1,0 +1,292 @@
+/* modefit's outputs: the extended bundle and the reports (spectrum TSV and PNG,
+ * per-snapshot table). Every file is written to a temporary name and renamed. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fe_integrate.h"
+#include "modefit_cli.h"
+#include "ldem/log.h"
+#include "ldem/outfile.h"
+#include "ldem/version.h"
+
+static int nomem(ldem_err *err)
+{
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+}
+
+static int write_spectrum(const char *path, const modefit_basis *b, ldem_err *err)
+{
+    ldem_outfile out;
+    int rc = ldem_outfile_open(&out, path, err);
+    if (rc)
+        return rc;
+    double total = 0, cumulative = 0;
+    for (size_t k = 0; k < b->nsigma; k++)
+        total += b->sigma[k] * b->sigma[k];
+    fprintf(out.fp, "# modefit: POD of %zu snapshots; energy = sigma^2 / sum sigma^2\n",
+            b->nsigma);
+    fprintf(out.fp, "mode\tsigma\tenergy\tcumulative\tkept\n");
+    for (size_t k = 0; k < b->nsigma; k++) {
+        double e = total > 0 ? b->sigma[k] * b->sigma[k] / total : 0;
+        cumulative += e;
+        fprintf(out.fp, "%zu\t%.9e\t%.9e\t%.12f\t%d\n", k + 1, b->sigma[k], e, cumulative,
+                k < b->count);
+    }
+    return ldem_outfile_commit(&out, err);
+}
+
+/* gnuplot draws the spectrum into a temporary PNG, renamed into place on success. */
+static int write_spectrum_png(const char *path, const modefit_basis *b, ldem_err *err)
+{
+    size_t n = strlen(path) + 16;
+    char *data = malloc(n), *img = malloc(n);
+    if (!data || !img) {
+        free(data);
+        free(img);
+        return nomem(err);
+    }
+    snprintf(data, n, "%s.tmp.XXXXXX", path);
+    snprintf(img, n, "%s.tmp.XXXXXX", path);
+    int fd1 = mkstemp(data), fd2 = fd1 >= 0 ? mkstemp(img) : -1;
+    int rc = LDEM_OK;
+    if (fd1 < 0 || fd2 < 0) {
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot create a temporary file beside it");
+        goto done;
+    }
+    FILE *fp = fdopen(fd1, "w");
+    fd1 = -1;
+    close(fd2);
+    fd2 = -1;
+    if (!fp) {
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot write a temporary file");
+        goto done;
+    }
+    double total = 0, cumulative = 0;
+    for (size_t k = 0; k < b->nsigma; k++)
+        total += b->sigma[k] * b->sigma[k];
+    for (size_t k = 0; k < b->nsigma; k++) {
+        double e = b->sigma[k] * b->sigma[k] / total;
+        cumulative += e;
+        /* 1 − cumulative on a log axis shows the captured energy's last digits. */
+        fprintf(fp, "%zu\t%.9e\t%.9e\t%d\n", k + 1, e, fmax(1.0 - cumulative, 1e-17),
+                k < b->count);
+    }
+    fclose(fp);
+    FILE *gp = popen("gnuplot 2>&1", "w");
+    if (!gp) {
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot run gnuplot");
+        goto done;
+    }
+    fprintf(gp,
+            "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
+            "{ set terminal pngcairo size 900,600 font ',11' } else { set terminal png size 900,600 }\n"
+            "set output '%s'\n"
+            "set title 'modefit: POD spectrum (%zu snapshots, %zu modes kept)'\n"
+            "set logscale y\nset format y '10^{%%L}'\nset grid\n"
+            "set xlabel 'mode k'\nset ylabel 'fraction of snapshot energy'\n"
+            "set key top right\n"
+            "plot '%s' using 1:2 with linespoints pt 7 title 'sigma_k^2 / sum sigma^2', "
+            "'' using 1:3 with linespoints pt 5 title '1 - captured energy', "
+            "'' using ($4 ? $1 : 1/0):2 with points pt 6 ps 2.5 lc rgb 'black' title 'kept'\n",
+            img, b->nsigma, b->count, data);
+    int st = pclose(gp);
+    if (st != 0)
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "gnuplot failed (status %d)", st);
+    else if (rename(img, path) != 0)
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot rename the PNG into place");
+done:
+    if (fd1 >= 0)
+        close(fd1);
+    if (fd2 >= 0)
+        close(fd2);
+    unlink(data);
+    if (rc)
+        unlink(img);
+    free(data);
+    free(img);
+    return rc;
+}
+
+/* Each snapshot's modal coordinates (mass-weighted least squares: M ε = ∫ρ Φ·u), the
+ * relative residual of that fit, the FE strain energy of the raw snapshot, and the raw
+ * displacement at the normalization point: the inputs of energyfit --energies/--table. */
+static int write_snapshot_table(const modefit_options *o, const modefit_basis *b,
+                                ldem_err *err)
+{
+    size_t A = b->count, ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
+    double *rhs = malloc(A * ns * sizeof *rhs), *Mc = malloc(A * A * sizeof *Mc);
+    double *point = malloc(3 * ns * sizeof *point);
+    if (!rhs || !Mc || !point) {
+        free(rhs);
+        free(Mc);
+        free(point);
+        return nomem(err);
+    }
+    int rc = fe_mass_gram(&b->mesh, b->rho, b->phi, A, b->up, ns, rhs, err);
+    if (!rc) {
+        memcpy(Mc, b->M, A * A * sizeof *Mc);
+        /* rhs is A × ns row-major: ns right-hand sides. */
+        lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', (lapack_int)A, (lapack_int)ns,
+                                        Mc, (lapack_int)A, rhs, (lapack_int)ns);
+        if (info != 0)
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                              "the modal mass matrix is not positive definite (dposv %d)",
+                              (int)info);
+    }
+    fe_place p;
+    if (!rc && o->normalize) {
+        fe_locate(b->loc, o->norm_point, &p);
+        fe_interpolate(&b->mesh, &p, b->snaps.u, ns, point);
+    }
+    ldem_outfile out;
+    if (!rc)
+        rc = ldem_outfile_open(&out, o->snapshot_table, err);
+    if (rc) {
+        free(rhs);
+        free(Mc);
+        free(point);
+        return rc;
+    }
+    fprintf(out.fp, "# modefit: snapshots of %s in the %zu-mode basis (eps by mass-weighted "
+            "least squares); energy = FE strain energy of the snapshot%s\n", o->snap_path, A,
+            o->normalize ? "; point = its displacement at the --normalize point" : "");
+    fprintf(out.fp, "snapshot\tstep\ttime");
+    for (size_t k = 0; k < A; k++)
+        fprintf(out.fp, "\teps%zu", k + 1);
+    fprintf(out.fp, "%s\tenergy\tresidual\n", o->normalize ? "\tpoint" : "");
+    for (size_t i = 0; i < ns && !rc; i++) {
+        const double *u = b->snaps.u + i * ndof, *up = b->up + i * ndof;
+        double twice_u = 0, uu = 0;
+        rc = fe_stiffness_gram(&b->mesh, o->E, o->nu, u, 1, u, 1, &twice_u, err);
+        if (!rc)
+            rc = fe_mass_gram(&b->mesh, b->rho, up, 1, up, 1, &uu, err);
+        if (rc)
+            break;
+        /* |up − Φε|²_M = |up|² − εᵀ M ε for the M-orthogonal projection. */
+        double captured = 0;
+        for (size_t k = 0; k < A; k++)
+            for (size_t l = 0; l < A; l++)
+                captured += rhs[k * ns + i] * b->M[k * A + l] * rhs[l * ns + i];
+        double residual = uu > 0 ? sqrt(fmax(uu - captured, 0.0) / uu) : 0.0;
+        fprintf(out.fp, "%zu\t%ld\t%.9g", i + 1, b->snaps.step[i], b->snaps.time[i]);
+        for (size_t k = 0; k < A; k++)
+            fprintf(out.fp, "\t%.12g", rhs[k * ns + i]);
+        if (o->normalize) {
+            double v = 0;
+            for (int d = 0; d < 3; d++)
+                v += point[3 * i + (size_t)d] * o->norm_dir[d];
+            fprintf(out.fp, "\t%.12g", v);
+        }
+        fprintf(out.fp, "\t%.12g\t%.3e\n", 0.5 * twice_u, residual);
+    }
+    free(rhs);
+    free(Mc);
+    free(point);
+    if (rc) {
+        ldem_outfile_abort(&out);
+        return rc;
+    }
+    return ldem_outfile_commit(&out, err);
+}
+
+int modefit_write_reports(const modefit_options *o, const modefit_grain *g,
+                          const modefit_basis *b, ldem_err *err)
+{
+    (void)g;
+    int rc = LDEM_OK;
+    int pod = b->sigma && b->nsigma;
+    if ((o->spectrum || o->spectrum_png) && !pod)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                            "--spectrum and --spectrum-png need --method pod");
+    if (o->spectrum)
+        rc = write_spectrum(o->spectrum, b, err);
+    if (!rc && o->spectrum_png)
+        rc = write_spectrum_png(o->spectrum_png, b, err);
+    if (!rc && o->snapshot_table)
+        rc = write_snapshot_table(o, b, err);
+    return rc;
+}
+
+/* Encode a payload and hand it to the bundle (which takes ownership). */
+#define PUT_SECTION(bundle, tag, encode, value, err)                                         \
+    do {                                                                                     \
+        unsigned char *data_ = NULL;                                                         \
+        uint64_t len_ = 0;                                                                   \
+        int rc_ = encode(value, &data_, &len_, err);                                         \
+        if (!rc_)                                                                            \
+            rc_ = ldem_bundle_put(bundle, tag, 0, data_, len_, err);                         \
+        if (rc_)                                                                             \
+            return rc_;                                                                      \
+    } while (0)
+
+static int set_number(ldem_meta *m, const char *key, double v, ldem_err *err)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    return ldem_meta_set(m, key, buf, err);
+}
+
+static const char *method_name(const modefit_options *o)
+{
+    if (o->analytic)
+        return "analytic beam-bending";
+    return o->method == METHOD_POD ? "pod" : o->method == METHOD_SINGLE ? "single" : "difference";
+}
+
+static int update_meta(const modefit_options *o, const modefit_basis *b, ldem_bundle *bundle,
+                       ldem_err *err)
+{
+    ldem_meta meta;
+    ldem_meta_init(&meta);
+    const ldem_section *s = ldem_bundle_find(bundle, LDEM_TAG_META);
+    int rc = s ? ldem_meta_decode(s, "<input bundle>", &meta, err) : LDEM_OK;
+    if (!rc)
+        rc = ldem_meta_set(&meta, "modefit.command", o->command_line, err);
+    if (!rc)
+        rc = ldem_meta_set(&meta, "modefit.producer", "modefit " LDEM_VERSION, err);
+    if (!rc)
+        rc = ldem_meta_set(&meta, "modefit.method", method_name(o), err);
+    if (!rc && o->mesh_path)
+        rc = ldem_meta_set(&meta, "modefit.mesh", o->mesh_path, err);
+    if (!rc && o->snap_path)
+        rc = ldem_meta_set(&meta, "modefit.snapshots", o->snap_path, err);
+    if (!rc)
+        rc = set_number(&meta, "modefit.E", o->E, err);
+    if (!rc)
+        rc = set_number(&meta, "modefit.nu", o->nu, err);
+    if (!rc)
+        rc = set_number(&meta, "modefit.density", b->rho, err);
+    if (!rc)
+        rc = ldem_meta_set(&meta, "modefit.rigid", o->keep_rigid ? "kept" : "projected out", err);
+    if (!rc && o->normalize)
+        rc = ldem_meta_set(&meta, "modefit.normalize", o->norm_text, err);
+    if (!rc)
+        rc = set_number(&meta, "modefit.omega_max", b->damping.omega[b->count - 1], err);
+    unsigned char *data = NULL;
+    uint64_t len = 0;
+    if (!rc)
+        rc = ldem_meta_encode(&meta, &data, &len, err);
+    if (!rc)
+        rc = ldem_bundle_put(bundle, LDEM_TAG_META, 0, data, len, err);
+    ldem_meta_free(&meta);
+    return rc;
+}
+
+int modefit_extend_bundle(const modefit_options *o, const modefit_basis *b, ldem_modes *m,
+                          ldem_bundle *bundle, ldem_err *err)
+{
+    if (ldem_bundle_remove(bundle, LDEM_TAG_ETAB))
+        ldem_warn("the input bundle's ETAB belonged to its old modes: dropped (run energyfit "
+                  "after modefit)");
+    ldem_matrix K = {.n = (uint32_t)b->count, .a = b->K};
+    ldem_matrix M = {.n = (uint32_t)b->count, .a = b->M};
+    PUT_SECTION(bundle, LDEM_TAG_MODE, ldem_modes_encode, m, err);
+    PUT_SECTION(bundle, LDEM_TAG_KMAT, ldem_matrix_encode, &K, err);
+    PUT_SECTION(bundle, LDEM_TAG_MMAT, ldem_matrix_encode, &M, err);
+    PUT_SECTION(bundle, LDEM_TAG_DAMP, ldem_damping_encode, &b->damping, err);
+    return update_meta(o, b, bundle, err);
+}
