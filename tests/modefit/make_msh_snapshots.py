@@ -10,6 +10,7 @@ usage: make_msh_snapshots.py OUT.msh --size A,B,C --cells NX,NY,NZ --order 1|2
            --fields SPEC [--noise REL] [--rigid] [--seed N]
 SPEC: 'strain'  one snapshot u = (x, 0, 0) (uniaxial strain, exactly representable)
       'three'   20 snapshots of 3 smooth fields with random coefficients
+      'rigid'   one snapshot of pure rigid-body motion (nothing for modefit to find)
 """
 import argparse
 import numpy as np
@@ -74,7 +75,7 @@ def main():
     ap.add_argument("--size", required=True)
     ap.add_argument("--cells", required=True)
     ap.add_argument("--order", type=int, default=2)
-    ap.add_argument("--fields", required=True, choices=["strain", "three"])
+    ap.add_argument("--fields", required=True, choices=["strain", "three", "rigid"])
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--rigid", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
@@ -85,6 +86,8 @@ def main():
     xyz, tets = box_mesh(size, cells, a.order)
     if a.fields == "strain":
         snaps = [np.stack([xyz[:, 0], 0 * xyz[:, 0], 0 * xyz[:, 0]], axis=1) * 1e-3]
+    elif a.fields == "rigid":
+        snaps = [np.array([1e-3, -2e-3, 0.5e-3]) + np.cross([0, 0, 1e-3], xyz)]
     else:
         f = fields(xyz, size)
         snaps = [sum(c * fk for c, fk in zip(rng.normal(size=3), f)) for _ in range(20)]

@@ -104,6 +104,31 @@ expect_error "empty input" 2 "modefit: error: .*empty stream" -- \
 cat "$work/box.ldg" "$work/box.ldg" > "$work/two.ldg"
 expect_error "two bundles" 2 "modefit: error: .*more than one bundle" -- \
   "$modefit" --mesh "$work/strain2.msh" --E 1 --nu 0.3 -i "$work/two.ldg" -o "$out"
+# Physics that cannot make a mode: pure rigid motion (projected out: nothing left; kept: K = 0).
+$py "$here/make_msh_snapshots.py" "$work/rigid.msh" --size 4,2,2 --cells 4,2,2 --order 1 \
+  --fields rigid
+expect_error "only rigid motion" 2 "modefit: error: .*nothing but rigid-body motion" -- \
+  "$modefit" --mesh "$work/rigid.msh" --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "K not positive" 2 "modefit: error: .*stiffness matrix is not positive definite" -- \
+  "$modefit" --mesh "$work/rigid.msh" --keep-rigid --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+# CalculiX results against the wrong mesh, and results without DISP blocks (the bar that
+# tests/modefit/fem/ccx_bar.py solves at build time, when ccx and gmsh exist).
+bar=$build/tests/modefit
+if [ -f "$bar/ccx_bar.frd" ]; then
+  expect_error "mismatched mesh" 2 "modefit: error: .*ccx_bar.frd:[0-9]+: .*node" -- \
+    "$modefit" --mesh "$here/fem/two_tets.inp" --snapshots "$bar/ccx_bar.frd" --E 1 --nu 0.3 \
+    -i "$work/box.ldg" -o "$out"
+  # Drop each DISP block whole: its 1PSTEP and 100CL header lines, and the records to -3.
+  awk '/^    1PSTEP/{held=$0; next}
+       /^  100C/{head=$0; next}
+       /^ -4  DISP/{skip=1; held=""; head=""; next}
+       skip{ if (/^ -3/) skip=0; next }
+       { if (held != "") print held; if (head != "") print head; held=""; head=""; print }' \
+    "$bar/ccx_bar.frd" > "$work/nodisp.frd"
+  expect_error "frd without DISP" 2 "modefit: error: .*nodisp.frd.*DISP" -- \
+    "$modefit" --mesh "$bar/ccx_bar_mesh.inp" --snapshots "$work/nodisp.frd" --E 1 --nu 0.3 \
+    -i "$work/box.ldg" -o "$out"
+fi
 [ -e "$out" ] && bad "an error left $out behind" || ok
 ls "$work"/never.ldg.tmp.* > /dev/null 2>&1 && bad "an error left a temporary file" || ok
 

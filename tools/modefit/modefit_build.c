@@ -310,6 +310,34 @@ static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *er
     return rc;
 }
 
+/* What rigid-motion projection leaves of a snapshot, relative to the snapshot: round-off
+ * for a snapshot that was nothing but rigid motion. */
+#define RIGID_ONLY_FRACTION 1e-8
+
+static int check_not_rigid(const modefit_options *o, const basis_inner *mass_ip,
+                           const modefit_basis *b, ldem_err *err)
+{
+    size_t ns = b->snaps.count, ndof = mass_ip->ndof, rigid_only = 0;
+    for (size_t i = 0; i < ns; i++) {
+        double uu = 0, pp = 0;
+        int rc = mass_ip->gram(mass_ip->ctx, b->snaps.u + i * ndof, 1, b->snaps.u + i * ndof, 1,
+                               &uu, err);
+        if (!rc)
+            rc = mass_ip->gram(mass_ip->ctx, b->up + i * ndof, 1, b->up + i * ndof, 1, &pp, err);
+        if (rc)
+            return rc;
+        if (!(pp > RIGID_ONLY_FRACTION * RIGID_ONLY_FRACTION * uu))
+            rigid_only++;
+    }
+    if (rigid_only == ns)
+        return ldem_err_set(err, LDEM_ERR_INPUT, o->snap_path, 0,
+                            "the snapshots hold nothing but rigid-body motion: no mode to build");
+    if (rigid_only)
+        ldem_warn("%s: %zu of %zu snapshots are rigid-body motion only", o->snap_path,
+                  rigid_only, ns);
+    return LDEM_OK;
+}
+
 static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
     int rc = read_fem(o, b, err);
@@ -336,6 +364,8 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
     if (!o->keep_rigid)
         rc = basis_project_out(b->up, ns, rigid, 6, &mass_ip, NULL, err);
     free(rigid);
+    if (!rc && !o->keep_rigid)
+        rc = check_not_rigid(o, &mass_ip, b, err);
     if (!rc)
         rc = fe_locator_build(&b->mesh, &b->loc, err);
     if (!rc) {
@@ -443,12 +473,33 @@ static int damping(const modefit_options *o, modefit_basis *b, ldem_err *err)
     return rc;
 }
 
+/* A mode whose strain energy is negligible against its kinetic energy (ω² far below the
+ * grain's elastic scale E / (ρ L²)) is a rigid motion: the modal equations would have no
+ * restoring force. The generalized eigenproblem cannot see this with one mode. */
+static int check_stiffness(const modefit_options *o, const modefit_grain *g,
+                           const modefit_basis *b, ldem_err *err)
+{
+    size_t n = b->count;
+    double L = cbrt(g->body.volume), scale = o->E / (b->rho * L * L);
+    for (size_t k = 0; k < n; k++) {
+        double K = b->K[k * n + k], M = b->M[k * n + k];
+        if (!(K > 1e-12 * scale * M))
+            return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                                "the stiffness matrix is not positive definite: mode %zu has "
+                                "K = %g for M = %g, a rigid-body motion (drop --keep-rigid?)",
+                                k + 1, K, M);
+    }
+    return LDEM_OK;
+}
+
 int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
                   ldem_err *err)
 {
     memset(b, 0, sizeof *b);
     b->rho = o->density > 0 ? o->density : g->body.density;
     int rc = o->analytic ? build_analytic(o, g, b, err) : build_fe(o, b, err);
+    if (!rc)
+        rc = check_stiffness(o, g, b, err);
     if (!rc)
         rc = damping(o, b, err);
     if (rc)
