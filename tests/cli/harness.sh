@@ -25,3 +25,20 @@ expect_error() {
     bad "$name: printed on stdout: $(head -c 200 "$work/out")"
   else ok; fi
 }
+
+# run_check NAME -- command...: a checking script's run; its report is shown on failure
+# (and always with VERBOSE=1).
+run_check() {
+  local name=$1
+  shift 2
+  if "$@" > "$work/check.log" 2>&1; then ok; else bad "$name"; cat "$work/check.log"; fi
+  [ "${VERBOSE:-0}" = 1 ] && cat "$work/check.log"
+  return 0
+}
+
+# must NAME -- command...: the command must succeed (its stderr is shown if it does not).
+must() {
+  local name=$1
+  shift 2
+  if "$@" 2> "$work/must.err"; then ok; else bad "$name: $(cat "$work/must.err")"; fi
+}

@@ -14,15 +14,6 @@ check="$src/tests/lsgen/check_lsgen.py"
 meshes="$src/tests/lsgen/meshes"
 . "$(dirname "$0")/harness.sh"
 
-# run_check NAME -- command...: a check_lsgen.py run; its report is shown on failure.
-run_check() {
-  local name=$1
-  shift 2
-  if "$@" > "$work/check.log" 2>&1; then ok; else bad "$name"; cat "$work/check.log"; fi
-  [ "${VERBOSE:-0}" = 1 ] && cat "$work/check.log"
-  return 0
-}
-
 # shape NAME CHECK-ARGS -- lsgen args...
 shape() {
   local name=$1 checkargs=$2

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from modes_read import grain
+import ldg  # noqa: E402  (modes_read puts tests/support on the path)
 
 failures = 0
 
@@ -46,7 +47,7 @@ def strain_case(path, E, nu, size):
     err = np.abs(m["nodes"][0] - want).max()
     check("node values", err < 1e-9, f"max |Φ − (2x/a, 0, 0)| = {err:.2e} over {len(x)} nodes")
     # Grid: inside, Φ = 2x/a; outside, the closest box point's value, 2 clamp(x)/a.
-    pts = grid_points(m)
+    pts = ldg.grid_points(m)
     want = np.zeros_like(pts)
     want[..., 0] = 2 * np.clip(pts[..., 0], -a / 2, a / 2) / a
     err = np.abs(m["grid"][0] - want).max()
@@ -59,14 +60,6 @@ def strain_case(path, E, nu, size):
         C_ref = 2 * d["zeta"][0] * w_ref * M
         check("ratio damping", abs(d["c"][0, 0] / C_ref - 1) < 1e-10,
               f"C = {d['c'][0, 0]:.10g} vs 2ζωM = {C_ref:.10g}")
-
-
-def grid_points(m):
-    nx, ny, nz = m["dims"]
-    o, h = m["origin"], m["spacing"]
-    z, y, x = np.meshgrid(o[2] + h[2] * np.arange(nz), o[1] + h[1] * np.arange(ny),
-                          o[0] + h[0] * np.arange(nx), indexing="ij")
-    return np.stack([x, y, z], axis=-1)
 
 
 def spectrum_case(tsv, npy):

@@ -13,22 +13,6 @@ py=/usr/bin/python3
 here=$src/tests/modefit
 . "$src/tests/cli/harness.sh"
 
-# run_check NAME -- command...: a check run; its report is shown on failure (or VERBOSE=1).
-run_check() {
-  local name=$1
-  shift 2
-  if "$@" > "$work/check.log" 2>&1; then ok; else bad "$name"; cat "$work/check.log"; fi
-  [ "${VERBOSE:-0}" = 1 ] && cat "$work/check.log"
-  return 0
-}
-
-# must NAME -- command...: the command must succeed.
-must() {
-  local name=$1
-  shift 2
-  if "$@" 2> "$work/must.err"; then ok; else bad "$name: $(cat "$work/must.err")"; fi
-}
-
 "$lsgen" cuboid --size 4,2,2 --h 0.1 -o "$work/box.ldg" || { echo "lsgen failed"; exit 1; }
 
 # 1. A uniaxial strain field, both element orders: K, M, modes on nodes and grid, damping.

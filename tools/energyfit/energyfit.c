@@ -16,6 +16,7 @@
 
 #include "energyfit_cli.h"
 #include "fit.h"
+#include "cli.h"
 #include "ldem/bundle.h"
 #include "ldem/energy.h"
 #include "ldem/infile.h"
@@ -448,17 +449,15 @@ static int run_stream(const ef_options *o, const ef_result *res, ldem_bundle_rea
 
 static int run(const ef_options *o, ldem_err *err)
 {
-    if (strcmp(o->output, "-") == 0 && isatty(STDOUT_FILENO))
-        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
-                            "refusing to write a binary bundle to the terminal: "
-                            "redirect stdout or use -o FILE");
+    int rc = cli_refuse_terminal(o->output, err);
+    if (rc)
+        return rc;
     if (strcmp(o->input, "-") == 0 && isatty(STDIN_FILENO))
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
                             "no bundle on standard input: pipe one in or use -i FILE");
     ef_result *res = calloc(o->ngroups, sizeof *res);
     if (!res)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-    int rc = LDEM_OK;
     for (size_t i = 0; !rc && i < o->ngroups; i++) {
         rc = build_table(&o->groups[i], &res[i], err);
         if (!rc)

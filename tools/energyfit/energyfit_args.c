@@ -6,13 +6,13 @@
  * a second --table most likely lacks the --mode that should have preceded it. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "energyfit_cli.h"
 #include "fit.h"
+#include "cli.h"
 #include "ldem/log.h"
 #include "ldem/sections.h"
 #include "ldem/version.h"
@@ -57,19 +57,6 @@ static void usage(FILE *out)
         "           --mode 1 --forces reactions.tsv --degree 5 > grain.ldg\n");
 }
 
-/* One usage error line in the house format; returns the exit status 2. */
-static int fail(const char *fmt, ...) LDEM_PRINTF(1, 2);
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, PROGRAM ": error: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
-
 const char *ef_source_option(int source)
 {
     switch (source) {
@@ -94,7 +81,7 @@ static int parse_integer(const char *opt, const char *arg, long long lo, long lo
     long long x = strtoll(arg, &end, 10);
     if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || errno || x < lo ||
         x > hi)
-        return fail("--%s: expected an integer in [%lld, %lld], got '%s'", opt, lo, hi, arg);
+        return cli_fail("--%s: expected an integer in [%lld, %lld], got '%s'", opt, lo, hi, arg);
     *v = x;
     return 0;
 }
@@ -107,7 +94,7 @@ static int parse_kind(const char *opt, const char *arg, const char *const *names
             *v = (uint32_t)k;
             return 0;
         }
-    return fail("--%s: unknown kind '%s'; expected %s", opt, arg, expected);
+    return cli_fail("--%s: unknown kind '%s'; expected %s", opt, arg, expected);
 }
 
 static int parse_interp(const char *arg, uint32_t *v)
@@ -129,7 +116,7 @@ static int check_columns(const char *arg)
 {
     const char *comma = strchr(arg, ',');
     if (!comma || comma == arg || comma[1] == '\0' || strchr(comma + 1, ','))
-        return fail("--columns: expected A,B (two column names or 1-based numbers), got '%s'",
+        return cli_fail("--columns: expected A,B (two column names or 1-based numbers), got '%s'",
                     arg);
     return 0;
 }
@@ -164,7 +151,7 @@ static ef_group *current_group(ef_options *o)
 static int once(int *given, const char *opt, const ef_group *g)
 {
     if (*given)
-        return fail("%s given twice for mode %u; start another group with --mode",
+        return cli_fail("%s given twice for mode %u; start another group with --mode",
                     opt, (unsigned)g->mode);
     *given = 1;
     return 0;
@@ -176,11 +163,11 @@ static int start_mode(ef_options *o, const char *arg)
     if (parse_integer("mode", arg, 0, UINT32_MAX - 1LL, &mode))
         return 2;
     if (o->ngroups && !o->groups[o->ngroups - 1].source)
-        return fail("--mode %s: mode %u has no source yet: give --table, --energies or "
+        return cli_fail("--mode %s: mode %u has no source yet: give --table, --energies or "
                     "--forces after its --mode", arg, (unsigned)o->groups[o->ngroups - 1].mode);
     ef_group *g = push_group(o, (uint32_t)mode);
     if (!g)
-        return fail("out of memory");
+        return cli_fail("out of memory");
     g->given_mode = 1;
     return 0;
 }
@@ -188,7 +175,7 @@ static int start_mode(ef_options *o, const char *arg)
 static int set_source(ef_group *g, int source, const char *path)
 {
     if (g->source)
-        return fail("mode %u has two sources (%s and %s): one per mode; start another group "
+        return cli_fail("mode %u has two sources (%s and %s): one per mode; start another group "
                     "with --mode", (unsigned)g->mode, ef_source_option(g->source),
                     ef_source_option(source));
     g->source = source;
@@ -201,7 +188,7 @@ static int group_option(ef_options *o, int c, const char *arg)
     ef_group *g = current_group(o);
     long long v;
     if (!g)
-        return fail("out of memory");
+        return cli_fail("out of memory");
     switch (c) {
     case OPT_TABLE: return set_source(g, EF_SOURCE_TABLE, arg);
     case OPT_ENERGIES: return set_source(g, EF_SOURCE_ENERGIES, arg);
@@ -230,7 +217,7 @@ static int group_option(ef_options *o, int c, const char *arg)
                        parse_extrapolate(arg, &g->extrapolate)
                    ? 2
                    : 0;
-    default: return fail("internal: unhandled option %d", c);
+    default: return cli_fail("internal: unhandled option %d", c);
     }
 }
 
@@ -238,45 +225,26 @@ static int group_option(ef_options *o, int c, const char *arg)
 static int check_groups(const ef_options *o)
 {
     if (o->ngroups == 0)
-        return fail("no source given: expected --table, --energies or --forces; try --help");
+        return cli_fail("no source given: expected --table, --energies or --forces; try --help");
     int stdin_users = strcmp(o->input, "-") == 0;
     for (size_t i = 0; i < o->ngroups; i++) {
         const ef_group *g = &o->groups[i];
         if (!g->source)
-            return fail("mode %u has no source: give --table, --energies or --forces",
+            return cli_fail("mode %u has no source: give --table, --energies or --forces",
                         (unsigned)g->mode);
         for (size_t j = 0; j < i; j++)
             if (o->groups[j].mode == g->mode)
-                return fail("mode %u is given twice", (unsigned)g->mode);
+                return cli_fail("mode %u is given twice", (unsigned)g->mode);
         if (g->source == EF_SOURCE_TABLE && (g->given_degree || g->given_samples))
-            return fail("%s applies to the fits (--energies, --forces), not to --table "
+            return cli_fail("%s applies to the fits (--energies, --forces), not to --table "
                         "(mode %u)", g->given_degree ? "--degree" : "--samples",
                         (unsigned)g->mode);
         stdin_users += strcmp(g->path, "-") == 0;
     }
     if (stdin_users > 1)
-        return fail("standard input can feed only one input: read the bundle with -i FILE "
+        return cli_fail("standard input can feed only one input: read the bundle with -i FILE "
                     "or the tables from files");
     return 0;
-}
-
-static char *join_args(int argc, char **argv)
-{
-    size_t n = 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n), *p = s;
-    if (!s)
-        return NULL;
-    *s = '\0';
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(argv[i]);
-        for (size_t c = 0; c < len; c++) /* META values are one line */
-            p[c] = (argv[i][c] == '\n' || argv[i][c] == '\r') ? ' ' : argv[i][c];
-        p += len;
-        *p++ = i + 1 < argc ? ' ' : '\0';
-    }
-    return s;
 }
 
 int ef_parse_args(int argc, char **argv, ef_options *o)
@@ -316,16 +284,16 @@ int ef_parse_args(int argc, char **argv, ef_options *o)
         case 'q': o->verbosity--; break;
         case 'h': usage(stdout); ef_options_free(o); return -1;
         case OPT_VERSION: printf(PROGRAM " %s\n", LDEM_VERSION); ef_options_free(o); return -1;
-        case ':': rc = fail("%s needs a value; try --help", argv[optind - 1]); break;
-        default: rc = fail("unknown option '%s'; try --help", argv[optind - 1]); break;
+        case ':': rc = cli_fail("%s needs a value; try --help", argv[optind - 1]); break;
+        default: rc = cli_fail("unknown option '%s'; try --help", argv[optind - 1]); break;
         }
     }
     if (!rc && optind < argc)
-        rc = fail("unexpected argument '%s'; try --help", argv[optind]);
+        rc = cli_fail("unexpected argument '%s'; try --help", argv[optind]);
     if (!rc)
         rc = check_groups(o);
-    if (!rc && !(o->command_line = join_args(argc, argv)))
-        rc = fail("out of memory");
+    if (!rc && !(o->command_line = cli_join_args(argc, argv)))
+        rc = cli_fail("out of memory");
     if (rc) {
         ef_options_free(o);
         return 2;

@@ -15,6 +15,7 @@
 #endif
 
 #include "bvh.h"
+#include "cli.h"
 #include "gmsh_io.h"
 #include "lsgen_cli.h"
 #include "massprops.h"
@@ -298,11 +299,7 @@ int main(int argc, char **argv)
 #endif
     ldem_err err;
     ldem_err_clear(&err);
-    int rc = LDEM_OK;
-    if (strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO))
-        rc = ldem_err_set(&err, LDEM_ERR_USAGE, NULL, 0,
-                          "refusing to write a binary bundle to the terminal: "
-                          "redirect stdout or use -o FILE");
+    int rc = cli_refuse_terminal(o.output, &err);
     lsgen_result r;
     memset(&r, 0, sizeof r);
     ldem_meta_init(&r.meta);

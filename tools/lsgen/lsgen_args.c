@@ -2,12 +2,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lsgen_cli.h"
+#include "cli.h"
 #include "ldem/log.h"
 #include "ldem/version.h"
 #include "ldem/vtu.h"
@@ -56,32 +56,16 @@ static void usage(FILE *out)
         "Example: lsgen sphere --radius 10 --h 0.5 --vtu sphere.vtu > sphere.ldg\n");
 }
 
-/* One usage error line in the house format; returns the exit status 2. */
-static int fail(const char *fmt, ...) LDEM_PRINTF(1, 2);
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, PROGRAM ": error: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
-
 /* A finite number, the whole argument, > 0 (or >= 0 when zero_ok). */
 static int parse_positive(const char *opt, const char *arg, int zero_ok, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(arg, &end);
-    if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || !isfinite(x) ||
-        errno == ERANGE)
-        return fail("--%s: '%s' is not a finite number", opt, arg);
+    double x;
+    if (cli_number(opt, arg, &x))
+        return 2;
     if (zero_ok ? !(x >= 0) : !(x > 0))
-        return fail(zero_ok ? "--%s: expected a number >= 0, got '%s'"
-                            : "--%s: expected a number > 0, got '%s'",
-                    opt, arg);
+        return cli_fail(zero_ok ? "--%s: expected a number >= 0, got '%s'"
+                                : "--%s: expected a number > 0, got '%s'",
+                        opt, arg);
     *v = x;
     return 0;
 }
@@ -91,7 +75,7 @@ static int parse_list(const char *opt, const char *arg, int n, double *v)
 {
     char buf[256];
     if (strlen(arg) >= sizeof buf)
-        return fail("--%s: argument too long: '%.40s...'", opt, arg);
+        return cli_fail("--%s: argument too long: '%.40s...'", opt, arg);
     strcpy(buf, arg);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     int k = 0;
@@ -99,7 +83,7 @@ static int parse_list(const char *opt, const char *arg, int n, double *v)
         if (parse_positive(opt, tok, 0, &v[k]))
             return 2;
     if (k != n || tok) {
-        return fail("--%s: expected %d comma-separated numbers, got '%s'", opt, n, arg);
+        return cli_fail("--%s: expected %d comma-separated numbers, got '%s'", opt, n, arg);
     }
     return 0;
 }
@@ -144,19 +128,19 @@ static int build_shape(lsgen_options *o, const shape_args *a)
     case LSGEN_SPHERE:
         allowed_radius = 1;
         if (!a->radius)
-            return fail("%s needs --radius R", name);
+            return cli_fail("%s needs --radius R", name);
         s->semi[0] = s->semi[1] = s->semi[2] = a->radius_v;
         break;
     case LSGEN_ELLIPSOID:
         allowed_axes = 1;
         if (!a->axes)
-            return fail("%s needs --axes A,B,C (semi-axes)", name);
+            return cli_fail("%s needs --axes A,B,C (semi-axes)", name);
         memcpy(s->semi, a->axes_v, sizeof s->semi);
         break;
     case LSGEN_CUBOID:
         allowed_size = 1;
         if (!a->size)
-            return fail("%s needs --size X,Y,Z (edge lengths)", name);
+            return cli_fail("%s needs --size X,Y,Z (edge lengths)", name);
         for (int d = 0; d < 3; d++)
             s->semi[d] = 0.5 * a->size_v[d];
         s->rounding = a->rounding ? a->rounding_v : 0.0;
@@ -164,14 +148,14 @@ static int build_shape(lsgen_options *o, const shape_args *a)
     case LSGEN_CYLINDER:
         allowed_radius = allowed_length = 1;
         if (!a->radius || !a->length)
-            return fail("%s needs --radius R and --length L", name);
+            return cli_fail("%s needs --radius R and --length L", name);
         s->semi[0] = s->semi[1] = a->radius_v;
         s->semi[2] = 0.5 * a->length_v;
         break;
     case LSGEN_SUPERQUADRIC:
         allowed_axes = allowed_eps = 1;
         if (!a->axes || !a->eps)
-            return fail("%s needs --axes A,B,C and --eps E1,E2", name);
+            return cli_fail("%s needs --axes A,B,C and --eps E1,E2", name);
         memcpy(s->semi, a->axes_v, sizeof s->semi);
         s->eps[0] = a->eps_v[0];
         s->eps[1] = a->eps_v[1];
@@ -183,7 +167,7 @@ static int build_shape(lsgen_options *o, const shape_args *a)
         {a->length, allowed_length, "--length"}, {a->eps, allowed_eps, "--eps"}};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
         if (checks[i].given && !checks[i].allowed)
-            return fail("%s does not apply to a %s; see --help", checks[i].opt, name);
+            return cli_fail("%s does not apply to a %s; see --help", checks[i].opt, name);
     ldem_err err;
     ldem_err_clear(&err);
     if (lsgen_shape_validate(s, &err)) {
@@ -198,26 +182,6 @@ enum {
     OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_DENSITY, OPT_UNIT, OPT_NAME, OPT_VTI,
     OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_VERSION
 };
-
-static char *join_args(int argc, char **argv)
-{
-    size_t n = 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n), *p = s;
-    if (!s)
-        return NULL;
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(argv[i]);
-        for (size_t c = 0; c < len; c++) /* META values are one line */
-            p[c] = (argv[i][c] == '\n' || argv[i][c] == '\r') ? ' ' : argv[i][c];
-        p += len;
-        *p++ = i + 1 < argc ? ' ' : '\0';
-    }
-    if (argc == 0)
-        *s = '\0';
-    return s;
-}
 
 int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
 {
@@ -279,7 +243,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case OPT_FEATURE:
             rc = parse_positive("feature-angle", optarg, 0, &o->feature_angle);
             if (!rc && o->feature_angle > 180.0)
-                rc = fail("--feature-angle: expected degrees in (0, 180], got '%s'", optarg);
+                rc = cli_fail("--feature-angle: expected degrees in (0, 180], got '%s'", optarg);
             break;
         case OPT_MESH_SIZE: rc = parse_positive("mesh-size", optarg, 0, &o->mesh_size); break;
         case OPT_DENSITY: rc = parse_positive("density", optarg, 0, &o->density); break;
@@ -292,7 +256,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
             ldem_err err;
             ldem_err_clear(&err);
             if (ldem_vtk_encoding_parse(optarg, &o->encoding, &err))
-                rc = fail("--vtk-encoding: %s", err.msg);
+                rc = cli_fail("--vtk-encoding: %s", err.msg);
             break;
         }
         case OPT_THREADS:
@@ -304,37 +268,37 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case 'q': o->verbosity--; break;
         case 'h': usage(stdout); return -1;
         case OPT_VERSION: printf(PROGRAM " %s\n", LDEM_VERSION); return -1;
-        case ':': rc = fail("%s needs a value; try --help", argv[optind - 1]); break;
-        default: rc = fail("unknown option '%s'; try --help", argv[optind - 1]); break;
+        case ':': rc = cli_fail("%s needs a value; try --help", argv[optind - 1]); break;
+        default: rc = cli_fail("unknown option '%s'; try --help", argv[optind - 1]); break;
         }
     }
     if (rc)
         return 2;
     if (optind >= argc)
-        return fail("no shape given: expected sphere, ellipsoid, cuboid, cylinder, "
+        return cli_fail("no shape given: expected sphere, ellipsoid, cuboid, cylinder, "
                     "superquadric or mesh FILE; try --help");
     const char *what = argv[optind++];
     if (strcmp(what, "mesh") == 0) {
         if (optind >= argc)
-            return fail("mesh needs a FILE (STL, .msh, STEP, IGES, ...)");
+            return cli_fail("mesh needs a FILE (STL, .msh, STEP, IGES, ...)");
         o->is_mesh = 1;
         o->mesh_path = argv[optind++];
         if (a.radius || a.axes || a.size || a.rounding || a.length || a.eps)
-            return fail("shape options (--radius, --axes, --size, ...) do not apply to mesh "
+            return cli_fail("shape options (--radius, --axes, --size, ...) do not apply to mesh "
                         "input");
     } else {
         o->shape.kind = kind_from_name(what);
         if (o->shape.kind < 0)
-            return fail("unknown shape '%s'; expected sphere, ellipsoid, cuboid, cylinder, "
+            return cli_fail("unknown shape '%s'; expected sphere, ellipsoid, cuboid, cylinder, "
                         "superquadric or mesh FILE", what);
         if (build_shape(o, &a))
             return 2;
     }
     if (optind < argc)
-        return fail("unexpected argument '%s'; try --help", argv[optind]);
-    o->command_line = join_args(argc, argv);
+        return cli_fail("unexpected argument '%s'; try --help", argv[optind]);
+    o->command_line = cli_join_args(argc, argv);
     if (!o->command_line)
-        return fail("out of memory");
+        return cli_fail("out of memory");
     return 0;
 }
 

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include "cli.h"
 #include "modefit_cli.h"
 #include "ldem/bundle.h"
 #include "ldem/infile.h"
@@ -144,11 +144,7 @@ int main(int argc, char **argv)
 #endif
     ldem_err err;
     ldem_err_clear(&err);
-    int rc = LDEM_OK;
-    if (strcmp(o.output, "-") == 0 && isatty(STDOUT_FILENO))
-        rc = ldem_err_set(&err, LDEM_ERR_USAGE, NULL, 0,
-                          "refusing to write a binary bundle to the terminal: redirect stdout "
-                          "or use -o FILE");
+    int rc = cli_refuse_terminal(o.output, &err);
     if (!rc)
         rc = run(&o, &err);
     modefit_options_free(&o);

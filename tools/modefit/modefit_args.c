@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "modefit_cli.h"
+#include "cli.h"
 #include "ldem/log.h"
 #include "ldem/version.h"
 
@@ -61,35 +61,12 @@ static void usage(FILE *out)
         "  -h, --help, --version\n");
 }
 
-static int fail(const char *fmt, ...) LDEM_PRINTF(1, 2);
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, PROGRAM ": error: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
-
-static int parse_number(const char *opt, const char *arg, double *v)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(arg, &end);
-    if (end == arg || *end != '\0' || arg[0] == ' ' || !isfinite(x) || errno == ERANGE)
-        return fail("--%s: '%s' is not a finite number", opt, arg);
-    *v = x;
-    return 0;
-}
-
 static int parse_positive(const char *opt, const char *arg, double *v)
 {
-    if (parse_number(opt, arg, v))
+    if (cli_number(opt, arg, v))
         return 2;
     if (!(*v > 0))
-        return fail("--%s: expected a number > 0, got '%s'", opt, arg);
+        return cli_fail("--%s: expected a number > 0, got '%s'", opt, arg);
     return 0;
 }
 
@@ -99,7 +76,7 @@ static int parse_long(const char *opt, const char *arg, long min, long max, long
     errno = 0;
     long x = strtol(arg, &end, 10);
     if (end == arg || *end != '\0' || errno || x < min || x > max)
-        return fail("--%s: expected an integer in [%ld, %ld], got '%s'", opt, min, max, arg);
+        return cli_fail("--%s: expected an integer in [%ld, %ld], got '%s'", opt, min, max, arg);
     *v = x;
     return 0;
 }
@@ -135,7 +112,7 @@ static int parse_numbers(const char *opt, const char *arg, size_t n, double *v)
         }
     }
     if (k != n || *p != '\0')
-        return fail("--%s: expected %zu comma-separated numbers, got '%s'", opt, n, arg);
+        return cli_fail("--%s: expected %zu comma-separated numbers, got '%s'", opt, n, arg);
     return 0;
 }
 
@@ -144,11 +121,11 @@ static int parse_normalize(const char *arg, modefit_options *o)
 {
     const char *usage_text = "--normalize: expected point:X,Y,Z:C with C in x|y|z|-x|-y|-z, got '%s'";
     if (strncmp(arg, "point:", 6) != 0)
-        return fail(usage_text, arg);
+        return cli_fail(usage_text, arg);
     const char *coords = arg + 6;
     const char *colon = strrchr(coords, ':');
     if (!colon || strlen(arg) >= sizeof o->norm_text)
-        return fail(usage_text, arg);
+        return cli_fail(usage_text, arg);
     char buf[128];
     size_t n = (size_t)(colon - coords);
     memcpy(buf, coords, n);
@@ -165,7 +142,7 @@ static int parse_normalize(const char *arg, modefit_options *o)
     }
     int ax = axis_of(c);
     if (ax < 0)
-        return fail(usage_text, arg);
+        return cli_fail(usage_text, arg);
     for (int d = 0; d < 3; d++)
         o->norm_dir[d] = d == ax ? sign : 0.0;
     o->normalize = 1;
@@ -179,7 +156,7 @@ static int parse_damping(const char *arg, modefit_options *o)
         if (parse_numbers("damping", arg + 9, 2, o->rayleigh))
             return 2;
         if (o->rayleigh[0] < 0 || o->rayleigh[1] < 0)
-            return fail("--damping: Rayleigh coefficients must be >= 0, got '%s'", arg + 9);
+            return cli_fail("--damping: Rayleigh coefficients must be >= 0, got '%s'", arg + 9);
         o->damping = LDEM_DAMPING_RAYLEIGH;
         return 0;
     }
@@ -191,34 +168,17 @@ static int parse_damping(const char *arg, modefit_options *o)
         free(o->zeta);
         o->zeta = malloc(n * sizeof *o->zeta);
         if (!o->zeta)
-            return fail("out of memory");
+            return cli_fail("out of memory");
         if (parse_numbers("damping", list, n, o->zeta))
             return 2;
         for (size_t k = 0; k < n; k++)
             if (!(o->zeta[k] >= 0))
-                return fail("--damping: damping ratios must be >= 0, got '%s'", list);
+                return cli_fail("--damping: damping ratios must be >= 0, got '%s'", list);
         o->nzeta = n;
         o->damping = LDEM_DAMPING_RATIO;
         return 0;
     }
-    return fail("--damping: expected rayleigh:A,B or ratio:Z[,Z...], got '%s'", arg);
-}
-
-static char *join_args(int argc, char **argv)
-{
-    size_t n = 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
+    return cli_fail("--damping: expected rayleigh:A,B or ratio:Z[,Z...], got '%s'", arg);
 }
 
 enum {
@@ -293,7 +253,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else if (!strcmp(arg, "difference"))
             o->method = METHOD_DIFFERENCE;
         else
-            return fail("--method: expected pod, single or difference, got '%s'", arg);
+            return cli_fail("--method: expected pod, single or difference, got '%s'", arg);
         return 0;
     case OPT_MODES: s->modes = 1; return parse_long("modes", arg, 1, 100000, &o->modes);
     case OPT_ENERGY:
@@ -301,7 +261,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         if (parse_positive("energy", arg, &o->energy))
             return 2;
         if (o->energy > 1)
-            return fail("--energy: expected a fraction in (0, 1], got '%s'", arg);
+            return cli_fail("--energy: expected a fraction in (0, 1], got '%s'", arg);
         return 0;
     case OPT_SINGLE_INDEX:
         s->single_index = 1;
@@ -311,7 +271,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         if (parse_positive("prune", arg, &o->prune))
             return 2;
         if (o->prune >= 1)
-            return fail("--prune: expected a fraction in (0, 1), got '%s'", arg);
+            return cli_fail("--prune: expected a fraction in (0, 1), got '%s'", arg);
         return 0;
     case OPT_INNER:
         s->inner = 1;
@@ -320,11 +280,11 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else if (!strcmp(arg, "mass"))
             o->inner = INNER_MASS;
         else
-            return fail("--inner: expected euclidean or mass, got '%s'", arg);
+            return cli_fail("--inner: expected euclidean or mass, got '%s'", arg);
         return 0;
     case OPT_ANALYTIC:
         if (strcmp(arg, "beam-bending") != 0)
-            return fail("--analytic: unknown mode '%s' (available: beam-bending)", arg);
+            return cli_fail("--analytic: unknown mode '%s' (available: beam-bending)", arg);
         o->analytic = ANALYTIC_BEAM_BENDING;
         return 0;
     case OPT_LENGTH: s->length = 1; return parse_positive("length", arg, &o->length);
@@ -332,7 +292,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case OPT_DEFLECT: {
         int ax = axis_of(arg);
         if (ax < 0)
-            return fail("--%s: expected x, y or z, got '%s'", c == OPT_AXIS ? "axis" : "deflect",
+            return cli_fail("--%s: expected x, y or z, got '%s'", c == OPT_AXIS ? "axis" : "deflect",
                         arg);
         if (c == OPT_AXIS) {
             s->axis = 1;
@@ -352,10 +312,10 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case OPT_E: s->E = 1; return parse_positive("E", arg, &o->E);
     case OPT_NU:
         s->nu = 1;
-        if (parse_number("nu", arg, &o->nu))
+        if (cli_number("nu", arg, &o->nu))
             return 2;
         if (!(o->nu > -1 && o->nu < 0.5))
-            return fail("--nu: Poisson's ratio must lie in (-1, 0.5), got '%s'", arg);
+            return cli_fail("--nu: Poisson's ratio must lie in (-1, 0.5), got '%s'", arg);
         return 0;
     case OPT_DENSITY: return parse_positive("density", arg, &o->density);
     case OPT_KEEP_RIGID: o->keep_rigid = 1; return 0;
@@ -374,7 +334,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case 'o': o->output = arg; return 0;
     case 'v': o->verbosity++; return 0;
     case 'q': o->verbosity--; return 0;
-    default: return fail("unknown option (see modefit --help)");
+    default: return cli_fail("unknown option (see modefit --help)");
     }
 }
 
@@ -382,48 +342,48 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
 static int cross_check(modefit_options *o, const seen *s)
 {
     if (!s->E || !s->nu)
-        return fail("--E and --nu are required (isotropic linear elasticity of the grain)");
+        return cli_fail("--E and --nu are required (isotropic linear elasticity of the grain)");
     if (o->analytic) {
         if (o->mesh_path || o->snap_path)
-            return fail("--analytic builds its mode from a formula: drop --mesh/--snapshots");
+            return cli_fail("--analytic builds its mode from a formula: drop --mesh/--snapshots");
         if (s->method || s->modes || s->energy || s->single_index || s->prune || s->inner ||
             s->step)
-            return fail("--method, --modes, --energy, --single-index, --prune, --inner and "
+            return cli_fail("--method, --modes, --energy, --single-index, --prune, --inner and "
                         "--step apply to FEM snapshots, not to --analytic");
         if (!s->length || !s->axis)
-            return fail("--analytic beam-bending needs --length L and --axis x|y|z");
+            return cli_fail("--analytic beam-bending needs --length L and --axis x|y|z");
         if (!s->deflect)
             o->deflect = o->axis == 2 ? 0 : 2;
         if (o->deflect == o->axis)
-            return fail("--deflect must differ from --axis");
+            return cli_fail("--deflect must differ from --axis");
         if (o->spectrum || o->spectrum_png || o->snapshot_table)
-            return fail("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
+            return cli_fail("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
         return 0;
     }
     if (s->length || s->axis || s->deflect || s->depth)
-        return fail("--length, --axis, --deflect and --depth go with --analytic");
+        return cli_fail("--length, --axis, --deflect and --depth go with --analytic");
     if (!o->snap_path) {
         if (o->mesh_path && strstr(o->mesh_path, ".msh"))
             o->snap_path = o->mesh_path;
         else
-            return fail("no modes to build: give --mesh and --snapshots, or --analytic");
+            return cli_fail("no modes to build: give --mesh and --snapshots, or --analytic");
     }
     if (!o->mesh_path) {
         if (strstr(o->snap_path, ".frd"))
-            return fail("--snapshots %s: a .frd needs --mesh (the .inp deck it came from)",
+            return cli_fail("--snapshots %s: a .frd needs --mesh (the .inp deck it came from)",
                         o->snap_path);
         o->mesh_path = o->snap_path;
     }
     if (o->method != METHOD_POD && (s->energy || s->inner))
-        return fail("--energy and --inner apply to --method pod");
+        return cli_fail("--energy and --inner apply to --method pod");
     if (o->method != METHOD_SINGLE && s->single_index)
-        return fail("--single-index applies to --method single");
+        return cli_fail("--single-index applies to --method single");
     if (o->method != METHOD_DIFFERENCE && s->prune)
-        return fail("--prune applies to --method difference");
+        return cli_fail("--prune applies to --method difference");
     if (o->method == METHOD_SINGLE && s->modes)
-        return fail("--method single makes one mode: drop --modes");
+        return cli_fail("--method single makes one mode: drop --modes");
     if (o->method == METHOD_POD && s->modes && s->energy)
-        return fail("give --modes or --energy, not both");
+        return cli_fail("give --modes or --energy, not both");
     return 0;
 }
 
@@ -451,22 +411,22 @@ int modefit_parse_args(int argc, char **argv, modefit_options *o)
             return -1;
         }
         if (c == '?')
-            return fail("unknown option '%s' (see modefit --help)", argv[optind - 1]);
+            return cli_fail("unknown option '%s' (see modefit --help)", argv[optind - 1]);
         if (c == ':')
-            return fail("option '%s' needs a value", argv[optind - 1]);
+            return cli_fail("option '%s' needs a value", argv[optind - 1]);
         st = handle(c, optarg, o, &s);
     }
     if (st)
         return st;
     if (optind < argc)
-        return fail("unexpected argument '%s' (the bundle comes on stdin or with -i)",
+        return cli_fail("unexpected argument '%s' (the bundle comes on stdin or with -i)",
                     argv[optind]);
     st = cross_check(o, &s);
     if (st)
         return st;
-    o->command_line = join_args(argc, argv);
+    o->command_line = cli_join_args(argc, argv);
     if (!o->command_line)
-        return fail("out of memory");
+        return cli_fail("out of memory");
     return 0;
 }
 
