@@ -5,6 +5,8 @@ usage: check_modefit.py strain BUNDLE E NU SIZE
        check_modefit.py spectrum SPECTRUM.tsv SNAPSHOTS.npy
        check_modefit.py same BUNDLE_A BUNDLE_B
        check_modefit.py beam BUNDLE E NU L B T RIGID(kept|projected)
+       check_modefit.py table SNAPSHOT_TABLE.tsv E NU SIZE
+       check_modefit.py orthogonal BUNDLE
 Prints what it compared; exits 1 when a check fails."""
 import sys
 
@@ -60,6 +62,34 @@ def strain_case(path, E, nu, size):
         C_ref = 2 * d["zeta"][0] * w_ref * M
         check("ratio damping", abs(d["c"][0, 0] / C_ref - 1) < 1e-10,
               f"C = {d['c'][0, 0]:.10g} vs 2ζωM = {C_ref:.10g}")
+
+
+def table_case(path, E, nu, size):
+    """The strain case's snapshot table: u = 1e-3 (x, 0, 0) is exactly 1e-3 a/2 times the
+    normalized mode, moves the point (a/2, 0, 0) by 1e-3 a/2, and stores the strain energy
+    (λ+2μ) (1e-3)² V / 2; nothing is left over."""
+    rows = [l.rstrip("\n").split("\t") for l in open(path) if l[0] != "#"]
+    head, vals = rows[0], [float(v) for v in rows[1]]
+    col = dict(zip(head, vals))
+    a, b, c = size
+    lam, mu = lame(E, nu)
+    want = {"eps1": 1e-3 * a / 2, "point": 1e-3 * a / 2,
+            "energy": 0.5 * (lam + 2 * mu) * 1e-6 * a * b * c}
+    for key, ref in want.items():
+        check(key, abs(col[key] / ref - 1) < 1e-9, f"{col[key]:.12g} vs {ref:.12g}")
+    check("residual", col["residual"] < 1e-9, f"{col['residual']:.2e}")
+
+
+def orthogonal_case(path):
+    """--orthogonalize: K and M diagonal (energy-orthogonal modes), and DAMP's ω² = K_kk/M_kk."""
+    g = grain(path)
+    K, M = g["K"], g["M"]
+    for name, A in (("K", K), ("M", M)):
+        off = np.abs(A - np.diag(np.diag(A))).max() / np.abs(np.diag(A)).max()
+        check(name + " diagonal", off < 1e-9, f"largest off-diagonal / diagonal {off:.2e}")
+    w = np.sort(np.sqrt(np.diag(K) / np.diag(M)))
+    err = np.abs(g["damping"]["omega"] - w).max() / w.max()
+    check("omega", err < 1e-9, f"DAMP omega vs sqrt(K_kk / M_kk): {err:.2e} over {len(w)} modes")
 
 
 def spectrum_case(tsv, npy):
@@ -126,6 +156,11 @@ def main():
     if case == "strain":
         strain_case(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
                     [float(v) for v in sys.argv[5].split(",")])
+    elif case == "table":
+        table_case(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
+                   [float(v) for v in sys.argv[5].split(",")])
+    elif case == "orthogonal":
+        orthogonal_case(sys.argv[2])
     elif case == "spectrum":
         spectrum_case(sys.argv[2], sys.argv[3])
     elif case == "same":

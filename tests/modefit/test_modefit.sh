@@ -25,6 +25,10 @@ for order in 1 2; do
   run_check "strain order $order" -- $py "$here/check_modefit.py" strain \
     "$work/strain$order.ldg" 100 0.3 4,2,2
 done
+must "snapshot table" -- "$modefit" --mesh "$work/strain2.msh" --method single --E 100 \
+  --nu 0.3 --normalize point:2,0,0:x --snapshot-table "$work/strain.tsv" -i "$work/box.ldg" \
+  -o "$work/strain_t.ldg"
+run_check "snapshot table" -- $py "$here/check_modefit.py" table "$work/strain.tsv" 100 0.3 4,2,2
 
 # 2. POD of 3 fields in 20 snapshots: spectrum against numpy's SVD (rigid kept, Euclidean).
 $py "$here/make_msh_snapshots.py" "$work/three.msh" --size 4,2,2 --cells 6,3,3 --order 2 \
@@ -33,6 +37,15 @@ must "pod" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 --keep-rigid 
   --energy 0.999999999 --spectrum "$work/three.tsv" -i "$work/box.ldg" -o "$work/three.ldg"
 run_check "pod spectrum" -- $py "$here/check_modefit.py" spectrum "$work/three.tsv" \
   "$work/three.msh.npy"
+must "spectrum png" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 --modes 3 \
+  --spectrum-png "$work/three.png" -i "$work/box.ldg" -o "$work/three_png.ldg"
+head -c 8 "$work/three.png" | od -An -c | grep -q "P   N   G" && ok || bad "spectrum png is a PNG"
+
+# Difference modes, energy-orthogonalized: K and M diagonal, DAMP's frequencies theirs.
+must "difference orthogonalized" -- "$modefit" --mesh "$work/three.msh" --method difference \
+  --modes 3 --orthogonalize --damping rayleigh:0.1,0.001 --E 100 --nu 0.3 \
+  -i "$work/box.ldg" -o "$work/diff.ldg"
+run_check "difference orthogonalized" -- $py "$here/check_modefit.py" orthogonal "$work/diff.ldg"
 
 # 3. Rigid motion added to every snapshot changes nothing once projected out.
 $py "$here/make_msh_snapshots.py" "$work/three_rigid.msh" --size 4,2,2 --cells 6,3,3 \

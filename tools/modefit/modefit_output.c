@@ -91,7 +91,7 @@ static int write_spectrum_png(const char *path, const modefit_basis *b, ldem_err
             "set key top right\n"
             "plot '%s' using 1:2 with linespoints pt 7 title 'sigma_k^2 / sum sigma^2', "
             "'' using 1:3 with linespoints pt 5 title '1 - captured energy', "
-            "'' using ($4 ? $1 : 1/0):2 with points pt 6 ps 2.5 lc rgb 'black' title 'kept'\n",
+            "'' using ($4 > 0 ? $1 : 1/0):2 with points pt 6 ps 2.5 lc rgb 'black' title 'kept'\n",
             img, b->nsigma, b->count, data);
     int st = pclose(gp);
     if (st != 0)
@@ -119,11 +119,12 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
 {
     size_t A = b->count, ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
     double *rhs = malloc(A * ns * sizeof *rhs), *Mc = malloc(A * A * sizeof *Mc);
-    double *point = malloc(3 * ns * sizeof *point);
-    if (!rhs || !Mc || !point) {
+    double *point = malloc(3 * ns * sizeof *point), *resid = malloc(ndof * sizeof *resid);
+    if (!rhs || !Mc || !point || !resid) {
         free(rhs);
         free(Mc);
         free(point);
+        free(resid);
         return nomem(err);
     }
     int rc = fe_mass_gram(&b->mesh, b->rho, b->phi, A, b->up, ns, rhs, err);
@@ -149,6 +150,7 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
         free(rhs);
         free(Mc);
         free(point);
+        free(resid);
         return rc;
     }
     fprintf(out.fp, "# modefit: snapshots of %s in the %zu-mode basis (eps by mass-weighted "
@@ -166,12 +168,19 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
             rc = fe_mass_gram(&b->mesh, b->rho, up, 1, up, 1, &uu, err);
         if (rc)
             break;
-        /* |up − Φε|²_M = |up|² − εᵀ M ε for the M-orthogonal projection. */
-        double captured = 0;
-        for (size_t k = 0; k < A; k++)
-            for (size_t l = 0; l < A; l++)
-                captured += rhs[k * ns + i] * b->M[k * A + l] * rhs[l * ns + i];
-        double residual = uu > 0 ? sqrt(fmax(uu - captured, 0.0) / uu) : 0.0;
+        /* The residual field itself, not |up|² − εᵀMε: that difference would leave only
+         * the square root of round-off (~1e-8) for a snapshot the modes hold exactly. */
+        double rr = 0;
+        for (size_t j = 0; j < ndof; j++) {
+            double r = up[j];
+            for (size_t k = 0; k < A; k++)
+                r -= rhs[k * ns + i] * b->phi[k * ndof + j];
+            resid[j] = r;
+        }
+        rc = fe_mass_gram(&b->mesh, b->rho, resid, 1, resid, 1, &rr, err);
+        if (rc)
+            break;
+        double residual = uu > 0 ? sqrt(fmax(rr, 0.0) / uu) : 0.0;
         fprintf(out.fp, "%zu\t%ld\t%.9g", i + 1, b->snaps.step[i], b->snaps.time[i]);
         for (size_t k = 0; k < A; k++)
             fprintf(out.fp, "\t%.12g", rhs[k * ns + i]);
@@ -186,6 +195,7 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
     free(rhs);
     free(Mc);
     free(point);
+    free(resid);
     if (rc) {
         ldem_outfile_abort(&out);
         return rc;
