@@ -276,7 +276,7 @@ static int result_name(frd_reader *fr, frd_result *res, ldem_err *err)
                             "expected the result block's name record (-4) after its header");
     char buf[FRD_SLICE_MAX];
     slice(fr->r.line, fr->r.len, 5, 8, buf);
-    snprintf(res->name, sizeof res->name, "%s", buf);
+    snprintf(res->name, sizeof res->name, "%.8s", buf);
     return LDEM_OK;
 }
 
