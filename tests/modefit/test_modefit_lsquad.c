@@ -300,7 +300,7 @@ static void add_smooth(void *ctx, const double x[3], double w)
  * clamp(1/2 − φ/(h_sub |∇φ|₁)) with φ, ∇φ from ldem_lset_sample (world coordinates). */
 static double brute_force(const ldem_lset *ls, int depth)
 {
-    const double h = ls->spacing[0], diag = sqrt(3.0) * h;
+    const double h = ls->spacing[0];
     const int n = 1 << depth;
     const double hs = h / n;
     double sum = 0.0;
@@ -308,17 +308,16 @@ static double brute_force(const ldem_lset *ls, int depth)
         for (uint32_t j = 0; j + 1 < ls->dims[1]; j++)
             for (uint32_t i = 0; i + 1 < ls->dims[0]; i++) {
                 ldem_vec3 lo = ldem_lset_node(ls, i, j, k);
-                int neg = 0, pos = 0, near = 0;
+                int neg = 0, pos = 0;
                 for (int c = 0; c < 8; c++) {
                     double v = ls->phi[(i + (c & 1)) +
                                        ls->dims[0] * ((j + (c >> 1 & 1)) + ls->dims[1] * (k + (c >> 2)))];
                     neg += v < 0.0;
                     pos += v >= 0.0;
-                    near += fabs(v) < diag;
                 }
                 if (neg == 0)
                     continue;
-                if (pos == 0 && near == 0) {
+                if (pos == 0) {
                     const double g = 0.5 / sqrt(3.0);
                     for (int q = 0; q < 8; q++) {
                         double x[3] = {lo.x + h * (0.5 + ((q & 1) ? g : -g)),

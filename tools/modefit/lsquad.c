@@ -162,26 +162,22 @@ int lsquad_interior(const ldem_lset *ls, int depth, lsquad_point_fn fn, void *ct
         return rc;
 
     const double *h = ls->spacing;
-    /* A signed distance changes by at most the diagonal across a cell: a corner closer
-     * than that to the surface means the true surface may cross the cell even when the
-     * corners agree in sign, so such cells get the finer rule too. */
-    const double diagonal = sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
     for (uint32_t k = 0; k + 1 < ls->dims[2]; k++)
         for (uint32_t j = 0; j + 1 < ls->dims[1]; j++)
             for (uint32_t i = 0; i + 1 < ls->dims[0]; i++) {
-                double v[8], min_phi = INFINITY, max_phi = -INFINITY, min_abs = INFINITY;
+                double v[8], min_phi = INFINITY, max_phi = -INFINITY;
                 cell_corners(ls, i, j, k, v);
                 for (int q = 0; q < 8; q++) {
                     min_phi = fmin(min_phi, v[q]);
                     max_phi = fmax(max_phi, v[q]);
-                    min_abs = fmin(min_abs, fabs(v[q]));
                 }
-                /* Trilinear φ is a convex combination of the corners: all ≥ 0, no interior. */
+                /* Trilinear φ is a convex combination of the corners: all ≥ 0, no interior;
+                 * all < 0, the whole cell is interior. */
                 if (min_phi >= 0.0)
                     continue;
                 ldem_vec3 lo = ldem_lset_node(ls, i, j, k);
                 cell_geom c = {{lo.x, lo.y, lo.z}, {h[0], h[1], h[2]}};
-                if (max_phi < 0.0 && min_abs >= diagonal)
+                if (max_phi < 0.0)
                     full_cell(&c, fn, ctx);
                 else
                     cut_cell(&c, v, depth, fn, ctx);

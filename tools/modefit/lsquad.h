@@ -1,8 +1,8 @@
 /* Quadrature over a grain's interior {φ < 0}, from its level set alone (analytic modes
- * have no FE mesh). Cells whose 8 corners are all inside by at least the cell diagonal get
+ * have no FE mesh). The interior is that of the trilinear φ, a convex combination of the
+ * corner values in each cell: cells whose 8 corners are all inside are wholly inside and get
  * a 2×2×2 Gauss rule (exact for tricubics); cells with all corners φ ≥ 0 are skipped; the
- * others (the zero surface crosses them, or a corner is within a diagonal of it, where
- * a signed distance cannot promise the surface stays out) are split into 2^depth per axis
+ * others (the zero surface crosses them) are split into 2^depth per axis
  * sub-cells, and each sub-cell
  * (one point at its centre) is weighted by its inside fraction, estimated from the
  * trilinear φ and ∇φ at the centre as clamp(1/2 − φ / (h_sub (|g_x| + |g_y| + |g_z|)), 0, 1)
