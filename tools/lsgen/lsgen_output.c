@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "lsgen_cli.h"
+#include "put_section.h"
 #include "ldem/bundle.h"
 #include "ldem/outfile.h"
 #include "ldem/vtu.h"
@@ -14,18 +15,6 @@ void lsgen_result_free(lsgen_result *r)
     ldem_lset_free(&r->lset);
     ldem_nodes_free(&r->nodes);
 }
-
-/* Encode one section and hand its payload to the bundle (which takes ownership). */
-#define PUT_SECTION(b, tag, encode, value, err)                                              \
-    do {                                                                                     \
-        unsigned char *data_ = NULL;                                                         \
-        uint64_t len_ = 0;                                                                   \
-        int rc_ = encode(value, &data_, &len_, err);                                         \
-        if (!rc_)                                                                            \
-            rc_ = ldem_bundle_put(b, tag, 0, data_, len_, err);                              \
-        if (rc_)                                                                             \
-            return rc_;                                                                      \
-    } while (0)
 
 static int build_bundle(const lsgen_result *r, ldem_bundle *b, ldem_err *err)
 {

@@ -24,7 +24,7 @@ static int mass_gram(void *ctx, const double *a, size_t na, const double *b, siz
     return fe_mass_gram(c->mesh, c->rho, a, na, b, nb, G, err);
 }
 
-static int nomem(ldem_err *err)
+int modefit_nomem(ldem_err *err)
 {
     return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
 }
@@ -109,7 +109,7 @@ static int pod_basis(const modefit_options *o, const basis_inner *ip, modefit_ba
     b->sigma = malloc(ns * sizeof *b->sigma);
     if (!coef || !b->sigma) {
         free(coef);
-        return nomem(err);
+        return modefit_nomem(err);
     }
     b->nsigma = ns;
     size_t rank = 0;
@@ -128,7 +128,7 @@ static int pod_basis(const modefit_options *o, const basis_inner *ip, modefit_ba
         b->phi = malloc(want * ndof * sizeof *b->phi);
         b->raw = malloc(want * ndof * sizeof *b->raw);
         if (!b->phi || !b->raw)
-            rc = nomem(err);
+            rc = modefit_nomem(err);
     }
     if (!rc) {
         basis_combine(coef, b->count, ns, b->up, ndof, b->phi);
@@ -159,7 +159,7 @@ static int single_basis(const modefit_options *o, const basis_inner *ip, modefit
     b->phi = malloc(ndof * sizeof *b->phi);
     b->raw = malloc(ndof * sizeof *b->raw);
     if (!b->phi || !b->raw)
-        return nomem(err);
+        return modefit_nomem(err);
     memcpy(b->phi, b->up + k * ndof, ndof * sizeof *b->phi);
     memcpy(b->raw, b->snaps.u + k * ndof, ndof * sizeof *b->raw);
     return LDEM_OK;
@@ -184,7 +184,7 @@ static int difference_basis(const modefit_options *o, const basis_inner *ip, mod
     double *d = differences(b->up, ns, ndof);
     double *draw = differences(b->snaps.u, ns, ndof);
     double *coef = malloc(ns * ns * sizeof *coef);
-    int rc = (!d || !draw || !coef) ? nomem(err) : LDEM_OK;
+    int rc = (!d || !draw || !coef) ? modefit_nomem(err) : LDEM_OK;
     if (!rc)
         rc = basis_orthonormalize(d, ns, ip, o->prune, coef, &kept, err);
     if (!rc && kept == 0)
@@ -196,7 +196,7 @@ static int difference_basis(const modefit_options *o, const basis_inner *ip, mod
         b->phi = malloc(b->count * ndof * sizeof *b->phi);
         b->raw = malloc(b->count * ndof * sizeof *b->raw);
         if (!b->phi || !b->raw)
-            rc = nomem(err);
+            rc = modefit_nomem(err);
     }
     if (!rc) {
         memcpy(b->phi, d, b->count * ndof * sizeof *b->phi);
@@ -223,7 +223,7 @@ static int orthogonalize(const modefit_options *o, modefit_basis *b, ldem_err *e
     size_t n = b->count, ndof = 3 * b->mesh.nnodes;
     double *lambda = malloc(n * sizeof *lambda), *V = malloc(n * n * sizeof *V);
     double *C = malloc(n * n * sizeof *C), *tmp = malloc(n * ndof * sizeof *tmp);
-    int rc = (!lambda || !V || !C || !tmp) ? nomem(err) : LDEM_OK;
+    int rc = (!lambda || !V || !C || !tmp) ? modefit_nomem(err) : LDEM_OK;
     if (!rc)
         rc = basis_generalized_eigen(b->K, b->M, n, lambda, V, err);
     if (!rc) {
@@ -280,7 +280,7 @@ static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *er
     if (!val || !s) {
         free(val);
         free(s);
-        return nomem(err);
+        return modefit_nomem(err);
     }
     fe_interpolate(&b->mesh, &p, b->raw, n, val);
     int rc = LDEM_OK;
@@ -354,7 +354,7 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
     double *rigid = malloc(6 * ndof * sizeof *rigid);
     if (!b->up || !rigid) {
         free(rigid);
-        return nomem(err);
+        return modefit_nomem(err);
     }
     memcpy(b->up, b->snaps.u, ns * ndof * sizeof *b->up);
     fe_rigid_fields(&b->mesh, b->center, rigid);
@@ -379,7 +379,7 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
     if (!rc) {
         b->K = malloc(b->count * b->count * sizeof *b->K);
         b->M = malloc(b->count * b->count * sizeof *b->M);
-        rc = (!b->K || !b->M) ? nomem(err) : fe_matrices(o, b, err);
+        rc = (!b->K || !b->M) ? modefit_nomem(err) : fe_matrices(o, b, err);
     }
     if (!rc && o->orthogonalize)
         rc = orthogonalize(o, b, err);
@@ -421,7 +421,7 @@ static int build_analytic(const modefit_options *o, const modefit_grain *g, mode
     b->K = malloc(sizeof *b->K);
     b->M = malloc(sizeof *b->M);
     if (!rc && (!b->K || !b->M))
-        rc = nomem(err);
+        rc = modefit_nomem(err);
     if (!rc)
         rc = analytic_mass_stiffness(m, &g->lset, o->depth, o->E, o->nu, b->rho, b->K, b->M,
                                      &b->quad_volume, err);
@@ -449,7 +449,7 @@ static int damping(const modefit_options *o, modefit_basis *b, ldem_err *err)
     d->omega = malloc(n * sizeof *d->omega);
     d->c = calloc(n * n, sizeof *d->c);
     double *V = malloc(n * n * sizeof *V);
-    int rc = (!d->zeta || !d->omega || !d->c || !V) ? nomem(err) : LDEM_OK;
+    int rc = (!d->zeta || !d->omega || !d->c || !V) ? modefit_nomem(err) : LDEM_OK;
     if (!rc)
         rc = basis_generalized_eigen(b->K, b->M, n, d->omega, V, err);
     free(V);

@@ -82,6 +82,9 @@ typedef struct modefit_basis {
 
 void modefit_basis_free(modefit_basis *b);
 
+/* LDEM_ERR_NOMEM, "out of memory": the one failure every modefit step shares. */
+int modefit_nomem(ldem_err *err);
+
 /* Geometry-frame point → body frame: x_body = rotᵀ (x − centroid). */
 void modefit_to_body(const modefit_grain *g, const double x[3], double xb[3]);
 

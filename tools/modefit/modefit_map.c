@@ -11,11 +11,6 @@
 #include "ldem/log.h"
 #include "modefit_cli.h"
 
-static int nomem(ldem_err *err)
-{
-    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-}
-
 /* Body-frame point → geometry frame, and geometry-frame vector → body frame. */
 static void to_geometry(const modefit_grain *g, const double xb[3], double x[3])
 {
@@ -64,7 +59,7 @@ static int sample_nodes(const modefit_grain *g, const modefit_basis *b, ldem_mod
     size_t nn = g->nodes.count, A = b->count;
     m->node_values = malloc(A * nn * 3 * sizeof *m->node_values);
     if (!m->node_values)
-        return nomem(err);
+        return modefit_nomem(err);
     double worst = 0;
     int fail = 0;
 #pragma omp parallel reduction(max : worst) reduction(| : fail)
@@ -83,7 +78,7 @@ static int sample_nodes(const modefit_grain *g, const modefit_basis *b, ldem_mod
         free(scratch);
     }
     *max_outside = worst;
-    return fail ? nomem(err) : LDEM_OK;
+    return fail ? modefit_nomem(err) : LDEM_OK;
 }
 
 static int sample_grid(const modefit_grain *g, const modefit_basis *b, ldem_modes *m,
@@ -99,7 +94,7 @@ static int sample_grid(const modefit_grain *g, const modefit_basis *b, ldem_mode
     }
     m->grid_values = malloc(A * np * 3 * sizeof *m->grid_values);
     if (!m->grid_values)
-        return nomem(err);
+        return modefit_nomem(err);
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
@@ -122,7 +117,7 @@ static int sample_grid(const modefit_grain *g, const modefit_basis *b, ldem_mode
         free(vals);
         free(scratch);
     }
-    return fail ? nomem(err) : LDEM_OK;
+    return fail ? modefit_nomem(err) : LDEM_OK;
 }
 
 /* How well the FEM mesh and lsgen's level set describe the same grain: φ at the mesh's

@@ -9,14 +9,10 @@
 
 #include "fe_integrate.h"
 #include "modefit_cli.h"
+#include "put_section.h"
 #include "ldem/log.h"
 #include "ldem/outfile.h"
 #include "ldem/version.h"
-
-static int nomem(ldem_err *err)
-{
-    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-}
 
 static int write_spectrum(const char *path, const modefit_basis *b, ldem_err *err)
 {
@@ -47,7 +43,7 @@ static int write_spectrum_png(const char *path, const modefit_basis *b, ldem_err
     if (!data || !img) {
         free(data);
         free(img);
-        return nomem(err);
+        return modefit_nomem(err);
     }
     snprintf(data, n, "%s.tmp.XXXXXX", path);
     snprintf(img, n, "%s.tmp.XXXXXX", path);
@@ -125,7 +121,7 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
         free(Mc);
         free(point);
         free(resid);
-        return nomem(err);
+        return modefit_nomem(err);
     }
     int rc = fe_mass_gram(&b->mesh, b->rho, b->phi, A, b->up, ns, rhs, err);
     if (!rc) {
@@ -220,18 +216,6 @@ int modefit_write_reports(const modefit_options *o, const modefit_grain *g,
         rc = write_snapshot_table(o, b, err);
     return rc;
 }
-
-/* Encode a payload and hand it to the bundle (which takes ownership). */
-#define PUT_SECTION(bundle, tag, encode, value, err)                                         \
-    do {                                                                                     \
-        unsigned char *data_ = NULL;                                                         \
-        uint64_t len_ = 0;                                                                   \
-        int rc_ = encode(value, &data_, &len_, err);                                         \
-        if (!rc_)                                                                            \
-            rc_ = ldem_bundle_put(bundle, tag, 0, data_, len_, err);                         \
-        if (rc_)                                                                             \
-            return rc_;                                                                      \
-    } while (0)
 
 static int set_number(ldem_meta *m, const char *key, double v, ldem_err *err)
 {
