@@ -1,0 +1,42 @@
+/* ldem/sim/checkpoint.h — save and restore the whole dynamic state of a run.
+ *
+ * A checkpoint is a bundle-container file (magic, CRC per section; docs/checkpoint.md) holding
+ * time, step and dt; every body's pose, velocity, angular momentum, last forces and previous
+ * pose; every wall's state; the candidate/contact list in order with each contact's frame,
+ * law state and full Jäger history stack (cells written top to bottom as values, so the
+ * pools are rebuilt independently of their indices); the energy accumulators; the neighbour
+ * list reference positions; and the output counters (frame times). Restoring it into a world
+ * built from the same scene and continuing gives bitwise the same trajectory as a run that
+ * was never interrupted. The static description (materials, shapes, walls' geometry) comes
+ * from the scene; counts are checked against it.
+ */
+#ifndef LDEM_SIM_CHECKPOINT_H
+#define LDEM_SIM_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "ldem/err.h"
+#include "ldem/sim/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Output counters saved with the state. */
+typedef struct ldem_checkpoint_extra {
+    uint64_t nframes;
+    double *frame_times;      /* nframes; owned by the caller on save, malloc'd on load */
+} ldem_checkpoint_extra;
+
+/* Write atomically (temporary name + rename). */
+int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
+                         ldem_err *err);
+/* Restore into `w`, built from the same scene. Mismatched counts or a damaged file are
+ * LDEM_ERR_INPUT naming the file; `w` is then unusable (free it). */
+int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                         ldem_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+/* ldem/sim/output.h — what a run leaves for ParaView and for plots.
+ *
+ * Frames: each frame writes up to four VTU files under DIR/frames/ and extends one .pvd
+ * series per part, so ParaView opens DIR/spheres.pvd, DIR/surfaces.pvd, DIR/contacts.pvd and
+ * DIR/walls.pvd (a part with nothing to show is not written):
+ *   spheres   analytic spheres as VERTEX cells at their centres; point data radius, velocity,
+ *             omega, id (Int32) — "Glyph, scale by radius" draws them;
+ *   surfaces  every level-set grain's surface triangles (the bundle's NODE triangles) posed in
+ *             world coordinates; point data velocity (v + ω × r of that surface point), id;
+ *   contacts  one LINE per contact in touch, from the centre of i to the centre of j (to the
+ *             contact point for walls); cell data normal_force (vector on j), tangential_force,
+ *             fn (|normal|), ft (|tangential|), overlap, history_length (Int32), i, j;
+ *   walls     planes as squares spanning the grains' bounding box, cylinders as 32-sided tubes
+ *             over it; cell data force (vector the grains exert), id.
+ * Probes: a TSV log (header line of column names, one row every N steps, flushed per row).
+ */
+#ifndef LDEM_SIM_OUTPUT_H
+#define LDEM_SIM_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ldem/err.h"
+#include "ldem/sim/world.h"
+#include "ldem/vtu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_frames {
+    char *dir;                /* output folder */
+    int encoding;             /* enum ldem_vtk_encoding */
+    int with_contacts;
+    uint64_t count;           /* frames written */
+    ldem_pvd *spheres, *surfaces, *contacts, *walls;   /* NULL for parts not written */
+    double *times;            /* count times, for checkpoints */
+    uint64_t times_capacity;
+} ldem_frames;
+
+/* Create DIR and DIR/frames if needed and start the .pvd series for the parts this world has.
+ * When resuming from a checkpoint, `nprevious` frames (times given) already exist on disk and
+ * are put back into the series first. */
+int ldem_frames_open(ldem_frames *f, const char *dir, const ldem_world *w, int encoding,
+                     int with_contacts, uint64_t nprevious, const double *previous_times,
+                     ldem_err *err);
+/* Write frame number f->count at time w->t and add it to the series. */
+int ldem_frames_write(ldem_frames *f, const ldem_world *w, ldem_err *err);
+void ldem_frames_close(ldem_frames *f);
+
+/* One probe sample (ldem/sim/step.h fills it). */
+typedef struct ldem_probe_row {
+    double t;
+    uint64_t step;
+    double kinetic;           /* translational + rotational */
+    double potential;         /* gravity, relative to the initial positions */
+    double stored_normal;     /* Hertz (or linear) normal elastic energy in contacts */
+    double stored_tangential; /* Jäger/Mindlin/linear tangential elastic energy */
+    double dissipated;        /* cumulative frictional work */
+    double damped;            /* cumulative energy removed by damping */
+    double work_walls;        /* cumulative work walls did on the grains */
+    double balance_error;     /* (E_now + dissipated + damped − work_walls − E_0)/scale */
+    uint64_t contacts;        /* in touch */
+    double mean_history;      /* mean Jäger stack length over Jäger contacts in touch */
+    uint64_t history_bytes;   /* memory held by the history pools */
+    uint64_t history_cells;   /* live history cells */
+} ldem_probe_row;
+
+typedef struct ldem_probes {
+    FILE *fp;
+    char *path;
+    size_t nwalls;
+} ldem_probes;
+
+/* Open DIR/probes.tsv and write the header: t step kinetic potential stored_normal
+ * stored_tangential dissipated damped work_walls balance_error contacts mean_history
+ * history_bytes history_cells, then per wall NAME.fx NAME.fy NAME.fz NAME.dx NAME.dy NAME.dz
+ * (force the grains exert, displacement). resume_step > 0 keeps the existing file's rows up
+ * to that step (a restarted run continues the same table) and drops later ones. */
+int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
+                     ldem_err *err);
+int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row,
+                      ldem_err *err);
+int ldem_probes_close(ldem_probes *p, ldem_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

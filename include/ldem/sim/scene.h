@@ -1,0 +1,139 @@
+/* ldem/sim/scene.h — demrun's scene files (YAML, read with libyaml) and their overrides.
+ *
+ * A scene is read in three steps:
+ *   1. ldem_scene_load(): the YAML file becomes a tree of nodes that remember their line;
+ *      then every `--set key=value` override is applied to that tree (the key is a dotted path
+ *      of mapping keys and sequence indices, `time.dt=1e-6`, `walls.2.velocity=[0,0,-1]`,
+ *      `materials.glass.E=7e10`; the value is parsed as YAML, so lists and numbers work);
+ *      then the tree is checked and converted to the plain ldem_scene below. Unknown keys,
+ *      wrong types and bad values are errors naming FILE:LINE and the key's dotted path
+ *      ("scene.yaml:12: grains.0.radius: must be > 0, got -1"); a value that came from --set
+ *      names "--set" instead of the file.
+ *   2. ldem_scene_build(): the scene becomes an ldem_world (bundles loaded, lattices and TSV
+ *      placements expanded, masses from densities, pair laws resolved, walls checked).
+ *   3. demrun runs the world.
+ *
+ * The full schema with every key and default is in docs/scene.md.
+ */
+#ifndef LDEM_SIM_SCENE_H
+#define LDEM_SIM_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ldem/err.h"
+#include "ldem/sim/world.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_scene_material {
+    char *name;
+    double E, nu, density, friction;
+    long line;
+} ldem_scene_material;
+
+typedef struct ldem_scene_contact {
+    char *material_a, *material_b;   /* "*" matches any material */
+    int law;                          /* enum ldem_law */
+    double friction;                  /* < 0: the mean of the two materials' friction */
+    double beta;
+    double kn, ks;                    /* linear law */
+    long line;
+} ldem_scene_contact;
+
+typedef struct ldem_scene_shape {
+    char *name;
+    int kind;                         /* enum ldem_shape_kind */
+    double radius;                    /* sphere */
+    char *bundle;                     /* level set: path, resolved against the scene's folder */
+    long line;
+} ldem_scene_shape;
+
+/* One grain as placed (lattices and TSV files are expanded by the loader). */
+typedef struct ldem_scene_grain {
+    uint32_t shape;                   /* index into shapes */
+    uint32_t material;                /* index into materials */
+    double radius;                    /* > 0 overrides a sphere shape's radius (TSV column) */
+    ldem_vec3 x, v, omega;            /* position, velocity, angular velocity (world) */
+    double q[4];                      /* orientation (w, x, y, z), normalized by the loader */
+    int fixed;
+    long line;                        /* scene line (or TSV line) for messages */
+} ldem_scene_grain;
+
+typedef struct ldem_scene_wall {
+    char *name;
+    int kind;                         /* enum ldem_wall_kind */
+    uint32_t material;
+    ldem_vec3 point, normal;          /* plane point/normal, or cylinder axis point/direction */
+    double radius;
+    int inside;
+    int drive;                        /* enum ldem_wall_drive */
+    ldem_vec3 velocity;
+    size_t nramp;
+    double *ramp_t;
+    ldem_vec3 *ramp_d;
+    double servo_force, servo_gain, servo_vmax;
+    long line;
+} ldem_scene_wall;
+
+enum ldem_scene_dt { LDEM_DT_AUTO = 0, LDEM_DT_FIXED = 1 };
+
+typedef struct ldem_scene {
+    char *path;                       /* the scene file, for messages */
+    char *dir;                        /* its folder, for relative paths */
+
+    size_t nmaterials;
+    ldem_scene_material *materials;
+    size_t ncontacts;
+    ldem_scene_contact *contacts;
+    size_t nshapes;
+    ldem_scene_shape *shapes;
+    size_t ngrains;
+    ldem_scene_grain *grains;
+    size_t nwalls;
+    ldem_scene_wall *walls;
+
+    ldem_vec3 gravity;
+    double damping_viscous, damping_local;
+
+    int dt_mode;                      /* enum ldem_scene_dt */
+    double dt;                        /* fixed step */
+    double dt_safety;                 /* auto: fraction of the critical step (default 0.1) */
+    double duration;                  /* run length in time (< 0: use steps) */
+    uint64_t steps;                   /* run length in steps (when duration < 0) */
+
+    double skin;                      /* neighbour-list skin (default 0.1 × smallest radius) */
+    int threads;                      /* 0: OpenMP default */
+
+    /* outputs (paths relative to the output folder) */
+    char *out_dir;                    /* default "out" (relative to the current directory) */
+    uint64_t frame_every;             /* steps between VTU frames; 0: none */
+    int frame_encoding;               /* enum ldem_vtk_encoding, default zlib */
+    int frame_contacts;               /* write the contact network */
+    uint64_t probe_every;             /* steps between probe rows; 0: none */
+    uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
+} ldem_scene;
+
+void ldem_scene_init(ldem_scene *s);
+void ldem_scene_free(ldem_scene *s);
+
+/* Read `path`, apply `nset` overrides "key=value", validate, expand placements. */
+int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
+                    ldem_err *err);
+
+/* Build the world: load bundles, create bodies and walls, resolve pair laws, choose dt
+ * (LDEM_DT_AUTO: dt_safety × the smallest Hertz/linear contact period estimate over the
+ * grains, see docs/scene.md), and refuse geometry that cannot run (grains overlapping a wall
+ * by more than their radius, walls whose allowed regions do not intersect). */
+int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err);
+
+/* Total steps of the run (from duration or steps). */
+uint64_t ldem_scene_total_steps(const ldem_scene *s, double dt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* ldem/sim/timestep.h — the critical time step behind `dt: auto`.
+ *
+ * Hertz laws: the Rayleigh-wave time of the smallest grain (the usual DEM estimate, e.g.
+ * Li, Xu & Thornton 2005), t_R = π R √(ρ/G) / (0.1631 ν + 0.8766), G = E/(2(1 + ν)), with R
+ * a sphere's radius or a level-set grain's volume-equivalent radius. Linear node law: the
+ * period of the lightest grain on LDEM_LINEAR_NODES_ASSUMED node springs,
+ * 2π √(m / (n kn)) / π = 2 √(m/(n kn)). The scene's safety factor multiplies the smaller of all
+ * pairs that occur. Documented in docs/scene.md.
+ */
+#ifndef LDEM_SIM_TIMESTEP_H
+#define LDEM_SIM_TIMESTEP_H
+
+#include "ldem/sim/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LDEM_LINEAR_NODES_ASSUMED 8
+
+/* The smallest critical step over the world's bodies and the laws they can meet (INFINITY
+ * when there are no bodies). */
+double ldem_world_critical_dt(const ldem_world *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

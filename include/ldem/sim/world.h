@@ -1,0 +1,251 @@
+/* ldem/sim/world.h — the state demrun advances: materials, contact laws per material pair,
+ * grain shapes, bodies (structure of arrays), walls, and the persistent contact list with its
+ * Jäger history pools (design layer 4, "world").
+ *
+ * Conventions (DESIGN.md): the body frame has its origin at the centre of mass and its axes
+ * along the principal axes of inertia; a body's orientation q maps body to world components.
+ * A contact's normal points from body i to body j (or to the wall), compression positive;
+ * the force stored with a contact is the force ON j (body i receives its exact negative, so
+ * Newton's third law holds bit for bit).
+ *
+ * Ownership: the world owns every array it points at; ldem_world_free releases all of it.
+ * Physics modules (contact laws, level-set queries, integrator) never see a world: the step
+ * (ldem/sim/step.h) passes plain values in and takes forces out.
+ */
+#ifndef LDEM_SIM_WORLD_H
+#define LDEM_SIM_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ldem/contact/history.h"
+#include "ldem/contact/jager.h"
+#include "ldem/contact/mindlin.h"
+#include "ldem/err.h"
+#include "ldem/quat.h"
+#include "ldem/sections.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- materials and the contact law of each material pair ---- */
+
+typedef struct ldem_material {
+    char *name;
+    double E, nu;        /* Young's modulus, Poisson's ratio */
+    double density;
+    double friction;     /* default μ of pairs involving this material */
+} ldem_material;
+
+enum ldem_law {
+    LDEM_LAW_FRICTIONLESS = 0,   /* Hertz normal force only */
+    LDEM_LAW_HERTZ_JAGER = 1,    /* Hertz + exact Jäger tangential force (Kuhn) */
+    LDEM_LAW_HERTZ_MINDLIN = 2,  /* Hertz + incremental Mindlin (LAMMPS mindlin_rescale) */
+    LDEM_LAW_LINEAR = 3          /* Kawamoto's LS-DEM node penalty: kn, ks per node, Coulomb */
+};
+
+/* The law of one material pair. Hertz laws use one effective (E, ν) for the pair:
+ * for equal materials the material's own; otherwise ν = the mean of the two and E chosen so
+ * that the pair's E* = 1/((1−ν1²)/E1 + (1−ν2²)/E2) is exact (ldem/contact/hertz.h models two
+ * bodies of one material). */
+typedef struct ldem_pair_law {
+    int law;             /* enum ldem_law */
+    double E, nu;        /* effective elastic constants for Hertz */
+    double mu;           /* friction coefficient (0 for frictionless) */
+    double beta;         /* Jäger approximation parameter (Kuhn §3.1), 0 = exact */
+    double kn, ks;       /* linear law: normal stiffness per unit penetration (force/length)
+                          * and tangential stiffness, per node */
+} ldem_pair_law;
+
+/* ---- shapes ---- */
+
+enum ldem_shape_kind {
+    LDEM_SHAPE_SPHERE = 0,   /* analytic sphere: the body's radius is its only geometry */
+    LDEM_SHAPE_LSET = 1      /* level-set grain from a bundle: LSET + NODE + BODY */
+};
+
+/* A level-set shape loaded from a bundle, shared by every body that uses it. Geometry is in
+ * the body frame. */
+typedef struct ldem_shape {
+    char *name;              /* the scene's shape name */
+    char *source;            /* the bundle path, for messages */
+    double bounding_radius;  /* max |node| and the level set's zero set about the centre */
+    double volume;
+    ldem_vec3 inertia_per_density;  /* principal moments divided by density */
+    ldem_lset lset;
+    ldem_nodes nodes;
+} ldem_shape;
+
+/* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
+
+enum ldem_body_flag {
+    LDEM_BODY_FIXED = 1u      /* not integrated (velocity as given, no forces applied) */
+};
+
+typedef struct ldem_bodies {
+    size_t count, capacity;
+    uint8_t *kind;           /* enum ldem_shape_kind */
+    uint32_t *shape;         /* index into world->shapes (LDEM_SHAPE_LSET only) */
+    uint32_t *material;      /* index into world->materials */
+    uint32_t *flags;         /* enum ldem_body_flag bits */
+    double *radius;          /* sphere radius, or the shape's bounding radius */
+    double *mass, *inv_mass;
+    ldem_vec3 *inertia;      /* principal moments of inertia */
+    ldem_vec3 *x, *v;        /* centre of mass and its velocity (world) */
+    ldem_quat *q;            /* orientation: body → world */
+    ldem_vec3 *L;            /* angular momentum in the principal body frame */
+    ldem_vec3 *force;        /* total force at the last evaluation (world) */
+    ldem_vec3 *torque;       /* total torque about the centre at the last evaluation (world) */
+    ldem_vec3 *x_prev;       /* pose at the previous force evaluation: contacts take their */
+    ldem_quat *q_prev;       /* displacement increments from it */
+} ldem_bodies;
+
+/* ω in world components from the body-frame angular momentum: R (L_b / I). */
+ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i);
+
+/* ---- walls ---- */
+
+enum ldem_wall_kind {
+    LDEM_WALL_PLANE = 0,     /* grains live on the side the normal points to */
+    LDEM_WALL_CYLINDER = 1   /* infinite circular cylinder about an axis */
+};
+
+enum ldem_wall_drive {
+    LDEM_DRIVE_VELOCITY = 0, /* constant velocity (zero: fixed) */
+    LDEM_DRIVE_RAMP = 1,     /* displacement piecewise linear in time, held after the last point */
+    LDEM_DRIVE_SERVO = 2     /* plane only: velocity along the normal so that the grains' force on
+                              * the wall approaches a target (see walls.c for the gain law) */
+};
+
+typedef struct ldem_wall {
+    char *name;
+    int kind;                /* enum ldem_wall_kind */
+    uint32_t material;
+    ldem_vec3 origin;        /* initial point on the plane / on the cylinder axis */
+    ldem_vec3 normal;        /* plane: unit normal into the grains' side; cylinder: unit axis */
+    double radius;           /* cylinder radius */
+    int inside;              /* cylinder: 1 = grains inside (a drum), 0 = outside (a rod) */
+
+    int drive;               /* enum ldem_wall_drive */
+    ldem_vec3 velocity;      /* DRIVE_VELOCITY */
+    size_t nramp;            /* DRIVE_RAMP: points (t, displacement) */
+    double *ramp_t;
+    ldem_vec3 *ramp_d;
+    double servo_force;      /* DRIVE_SERVO: target normal force of the grains on the wall */
+    double servo_gain;       /* velocity per unit force error */
+    double servo_vmax;       /* cap on |velocity| */
+
+    /* state */
+    ldem_vec3 disp;          /* displacement from origin */
+    ldem_vec3 disp_prev;     /* at the previous force evaluation */
+    ldem_vec3 vel;           /* current velocity */
+    ldem_vec3 force;         /* force the grains exert on the wall at the last evaluation */
+    double work;             /* cumulative work the wall did on the grains */
+} ldem_wall;
+
+/* ---- contacts ---- */
+
+/* A contact's second party: a body index, or a wall with this bit set. */
+#define LDEM_WALL_BIT 0x80000000u
+
+/* Number of history pools. Each contact's Jäger stack lives in pool (contact key hash mod
+ * LDEM_HISTORY_SHARDS) for its whole life, so threads working on different shards never
+ * share a pool and the result is the same for any thread count. */
+#define LDEM_HISTORY_SHARDS 64u
+
+/* One shear spring of the linear node-penalty law (Kawamoto): a penetrating node identified
+ * by side (0: node of i inside j, 1: node of j inside i) and node index. */
+typedef struct ldem_node_spring {
+    uint32_t key;            /* side << 31 | node index */
+    double xi[3];            /* elastic shear displacement, world frame */
+} ldem_node_spring;
+
+typedef struct ldem_contact {
+    uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
+    uint32_t law;            /* index into world->laws (material pair) */
+    uint32_t shard;          /* history pool */
+    ldem_quat frame;         /* contact frame (Kuhn §3.2): local z = normal */
+    ldem_vec3 normal;        /* from i to j */
+    ldem_vec3 point;         /* contact point (world) */
+    double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
+    double r1, r2;           /* radii of curvature used for Hertz (r2 = INFINITY: flat) */
+    ldem_vec3 fn, ft;        /* normal and tangential force on j (world) */
+    union {
+        ldem_jager_contact jager;
+        ldem_mindlin_contact mindlin;
+    } law_state;
+    uint32_t nsprings, springs_capacity;   /* linear law */
+    ldem_node_spring *springs;
+    uint32_t npatch;         /* level-set pairs: penetrating nodes in the patch last step */
+} ldem_contact;
+
+/* ---- the world ---- */
+
+typedef struct ldem_world {
+    size_t nmaterials;
+    ldem_material *materials;
+    ldem_pair_law *laws;     /* nmaterials × nmaterials, symmetric */
+
+    size_t nshapes;
+    ldem_shape *shapes;
+
+    ldem_bodies bodies;
+
+    size_t nwalls;
+    ldem_wall *walls;
+
+    ldem_vec3 gravity;
+    double damping_viscous;  /* global viscous damping rate (1/time): F −= c m v, T −= c I ω */
+    double damping_local;    /* Cundall's local non-viscous damping coefficient, [0, 1) */
+
+    double t, dt;
+    uint64_t step;
+
+    /* Candidate pairs (broad phase with a skin) and, among them, the contacts; sorted by
+     * (i, j); a candidate's state persists while it stays in the list. */
+    size_t ncontacts, contacts_capacity;
+    ldem_contact *contacts;
+    double skin;             /* neighbour-list skin distance */
+    ldem_vec3 *x_list;       /* body positions at the last list build */
+    ldem_vec3 *wall_disp_list; /* wall displacements at the last list build */
+    uint64_t list_builds;
+
+    ldem_history_pool pools[LDEM_HISTORY_SHARDS];
+
+    /* energy bookkeeping (probes) */
+    double e_initial;        /* total energy at step 0, for the balance error */
+    double work_walls;       /* Σ work of walls on grains */
+    double work_damping;     /* energy removed by global and local damping (≥ 0) */
+    double dissipated_contacts_released; /* frictional work of contacts that were dropped */
+
+    int threads;             /* OpenMP threads (0: default) */
+} ldem_world;
+
+/* All zero: no materials, bodies, walls or contacts; history pools not yet allocated. */
+void ldem_world_init(ldem_world *w);
+/* Allocate the history pools (small; they grow on demand). ldem_scene_build calls it. */
+int ldem_world_init_pools(ldem_world *w, ldem_err *err);
+void ldem_world_free(ldem_world *w);
+
+/* Room for `count` bodies, all zero, orientation identity. */
+int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err);
+
+/* The pair law of materials a and b. */
+static inline const ldem_pair_law *ldem_world_law(const ldem_world *w, uint32_t a, uint32_t b)
+{
+    return &w->laws[(size_t)a * w->nmaterials + b];
+}
+
+/* Release a contact's history cells and springs (the contact's slot stays). */
+void ldem_contact_release(ldem_world *w, ldem_contact *c);
+
+/* Σ live history cells, Σ bytes held by the pools (capacity × bytes per cell). */
+uint64_t ldem_world_history_cells(const ldem_world *w);
+uint64_t ldem_world_history_bytes(const ldem_world *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

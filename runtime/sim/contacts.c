@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int placeholder_unused_;

@@ -1,0 +1,137 @@
+/* world.c — allocation and release of the world's state (ldem/sim/world.h). */
+#include "ldem/sim/world.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ldem_world_init(ldem_world *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+int ldem_world_init_pools(ldem_world *w, ldem_err *err)
+{
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        if (!w->pools[s].capacity && ldem_history_pool_init(&w->pools[s], 0, false, err))
+            return err ? err->code : LDEM_ERR_NOMEM;
+    return LDEM_OK;
+}
+
+static void bodies_free(ldem_bodies *b)
+{
+    free(b->kind);
+    free(b->shape);
+    free(b->material);
+    free(b->flags);
+    free(b->radius);
+    free(b->mass);
+    free(b->inv_mass);
+    free(b->inertia);
+    free(b->x);
+    free(b->v);
+    free(b->q);
+    free(b->L);
+    free(b->force);
+    free(b->torque);
+    free(b->x_prev);
+    free(b->q_prev);
+    memset(b, 0, sizeof *b);
+}
+
+void ldem_contact_release(ldem_world *w, ldem_contact *c)
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    if (law->law == LDEM_LAW_HERTZ_JAGER)
+        ldem_jager_release(&w->pools[c->shard], &c->law_state.jager);
+    free(c->springs);
+    c->springs = NULL;
+    c->nsprings = c->springs_capacity = 0;
+}
+
+void ldem_world_free(ldem_world *w)
+{
+    for (size_t k = 0; k < w->ncontacts; k++)
+        free(w->contacts[k].springs);
+    free(w->contacts);
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        ldem_history_pool_free(&w->pools[s]);
+    for (size_t k = 0; k < w->nmaterials; k++)
+        free(w->materials[k].name);
+    free(w->materials);
+    free(w->laws);
+    for (size_t k = 0; k < w->nshapes; k++) {
+        free(w->shapes[k].name);
+        free(w->shapes[k].source);
+        ldem_lset_free(&w->shapes[k].lset);
+        ldem_nodes_free(&w->shapes[k].nodes);
+    }
+    free(w->shapes);
+    bodies_free(&w->bodies);
+    for (size_t k = 0; k < w->nwalls; k++) {
+        free(w->walls[k].name);
+        free(w->walls[k].ramp_t);
+        free(w->walls[k].ramp_d);
+    }
+    free(w->walls);
+    free(w->x_list);
+    free(w->wall_disp_list);
+    memset(w, 0, sizeof *w);
+}
+
+/* realloc that zeroes the new tail, so a grown body starts from rest with nothing set. */
+static int grow(void **p, size_t old_n, size_t new_n, size_t size)
+{
+    void *q = realloc(*p, new_n * size ? new_n * size : 1);
+    if (!q)
+        return -1;
+    if (new_n > old_n)
+        memset((char *)q + old_n * size, 0, (new_n - old_n) * size);
+    *p = q;
+    return 0;
+}
+
+int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err)
+{
+    size_t old = b->count;
+    if (count > UINT32_MAX / 2)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "%zu bodies (at most %u)", count,
+                            UINT32_MAX / 2);
+#define GROW(field) \
+    if (grow((void **)&b->field, old, count, sizeof *b->field)) \
+        goto nomem;
+    GROW(kind) GROW(shape) GROW(material) GROW(flags) GROW(radius) GROW(mass)
+    GROW(inv_mass) GROW(inertia) GROW(x) GROW(v) GROW(q) GROW(L) GROW(force) GROW(torque)
+    GROW(x_prev) GROW(q_prev)
+#undef GROW
+    for (size_t i = old; i < count; i++)
+        b->q[i] = b->q_prev[i] = ldem_quat_identity();
+    b->count = b->capacity = count;
+    return LDEM_OK;
+nomem:
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for %zu bodies", count);
+}
+
+ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i)
+{
+    ldem_vec3 I = b->inertia[i], L = b->L[i];
+    ldem_vec3 wb = ldem_vec3_make(I.x > 0 ? L.x / I.x : 0.0, I.y > 0 ? L.y / I.y : 0.0,
+                                  I.z > 0 ? L.z / I.z : 0.0);
+    return ldem_quat_rotate(b->q[i], wb);
+}
+
+uint64_t ldem_world_history_cells(const ldem_world *w)
+{
+    uint64_t n = 0;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        n += w->pools[s].live;
+    return n;
+}
+
+uint64_t ldem_world_history_bytes(const ldem_world *w)
+{
+    uint64_t n = 0;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        if (w->pools[s].capacity)
+            n += (uint64_t)w->pools[s].capacity * ldem_history_pool_bytes_per_cell(&w->pools[s]);
+    return n;
+}
