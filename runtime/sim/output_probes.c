@@ -1,2 +1,297 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* output_probes.c — the probes table DIR/probes.tsv (ldem/sim/output.h).
+ *
+ * A plain TSV that ldem_tsv_read and every plotting tool read: a "# demrun probes" comment,
+ * one line of column names, then one row per sample. Doubles are written with %.17g so a
+ * value reads back bit for bit; each row is flushed so a killed run keeps every finished
+ * row. A restarted run rewrites the table up to its checkpoint's step (atomically, through
+ * ldem_outfile) and appends from there, so the table reads as one uninterrupted run.
+ */
+#include "ldem/sim/output.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldem/log.h"
+#include "ldem/outfile.h"
+
+#define PROBES_TITLE "# demrun probes\n"
+
+static const char *const COLUMNS[] = {
+    "t",
+    "step",
+    "kinetic",
+    "potential",
+    "stored_normal",
+    "stored_tangential",
+    "dissipated",
+    "damped",
+    "work_walls",
+    "balance_error",
+    "contacts",
+    "mean_history",
+    "history_bytes",
+    "history_cells",
+};
+#define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
+
+/* Per wall: the force the grains exert on it, then its displacement. */
+static const char *const WALL_COLUMNS[] = {"fx", "fy", "fz", "dx", "dy", "dz"};
+#define NWALL_COLUMNS (sizeof WALL_COLUMNS / sizeof WALL_COLUMNS[0])
+
+/* A wall name as a column prefix: whitespace and control characters would break the TSV. */
+static void put_wall_prefix(FILE *fp, const ldem_wall *wl, size_t k)
+{
+    if (!wl->name || !*wl->name) {
+        fprintf(fp, "wall%zu", k);
+        return;
+    }
+    for (const unsigned char *s = (const unsigned char *)wl->name; *s; s++)
+        putc(*s <= ' ' || *s == 0x7f ? '_' : *s, fp);
+}
+
+/* The column-name line, '\n'-terminated, malloc'd (NULL when out of memory). */
+static char *column_line(const ldem_world *w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    if (!fp)
+        return NULL;
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(fp, "%s%s", c ? "\t" : "", COLUMNS[c]);
+    for (size_t k = 0; k < w->nwalls; k++)
+        for (size_t c = 0; c < NWALL_COLUMNS; c++) {
+            putc('\t', fp);
+            put_wall_prefix(fp, &w->walls[k], k);
+            fprintf(fp, ".%s", WALL_COLUMNS[c]);
+        }
+    putc('\n', fp);
+    bool bad = ferror(fp) != 0;
+    if (fclose(fp) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static size_t count_fields(const char *line)
+{
+    size_t n = 1;
+    for (const char *s = line; *s && *s != '\n'; s++)
+        n += *s == '\t';
+    return n;
+}
+
+/* The step column (the second field) of a row; false unless it is a plain integer. */
+static bool row_step(const char *line, uint64_t *step)
+{
+    const char *s = strchr(line, '\t');
+    if (!s || s[1] < '0' || s[1] > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s + 1, &end, 10);
+    if (errno || (*end != '\t' && *end != '\n'))
+        return false;
+    *step = v;
+    return true;
+}
+
+/* What a resume keeps from an earlier table. */
+typedef struct resume_state {
+    const char *path;
+    const char *columns; /* this run's column line */
+    size_t ncols;
+    uint64_t resume_step;
+    bool header_seen;
+    long line;
+} resume_state;
+
+/* One line of the earlier table: copy comments and blank lines, check the column line, copy
+ * rows up to the resume step. */
+static int keep_line(resume_state *r, const char *line, FILE *out, ldem_err *err)
+{
+    if (line[0] == '#' || line[0] == '\n') {
+        fputs(line, out);
+        return LDEM_OK;
+    }
+    if (!r->header_seen) {
+        if (strcmp(line, r->columns) != 0)
+            return ldem_err_set(err, LDEM_ERR_INPUT, r->path, r->line,
+                                "the columns differ from this run's (walls changed?); expected "
+                                "'%.*s' — move the old table away to start a new one",
+                                (int)strcspn(r->columns, "\n"), r->columns);
+        r->header_seen = true;
+        fputs(line, out);
+        return LDEM_OK;
+    }
+    size_t n = count_fields(line);
+    if (n != r->ncols)
+        return ldem_err_set(err, LDEM_ERR_INPUT, r->path, r->line,
+                            "%zu columns, expected %zu as in the header", n, r->ncols);
+    uint64_t step;
+    if (!row_step(line, &step))
+        return ldem_err_set(err, LDEM_ERR_INPUT, r->path, r->line,
+                            "column 2 (step) is not a non-negative integer");
+    if (step <= r->resume_step)
+        fputs(line, out);
+    return LDEM_OK;
+}
+
+/* Copy what a resume keeps of the table at r->path into `out`; *found = false if there is
+ * no earlier table. */
+static int keep_rows(resume_state *r, FILE *out, bool *found, ldem_err *err)
+{
+    *found = false;
+    FILE *in = fopen(r->path, "r");
+    if (!in) {
+        if (errno == ENOENT)
+            return LDEM_OK;
+        return ldem_err_set(err, LDEM_ERR_IO, r->path, 0, "cannot read the earlier probes: %s",
+                            strerror(errno));
+    }
+    *found = true;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = LDEM_OK;
+    while (rc == LDEM_OK && (len = getline(&line, &cap, in)) >= 0) {
+        r->line++;
+        if (len == 0 || line[len - 1] != '\n') {
+            ldem_warn("%s:%ld: dropping an incomplete last line (the run stopped mid-row)", r->path,
+                      r->line);
+            break;
+        }
+        if ((size_t)len != strlen(line))
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, r->path, r->line, "NUL byte in a text line");
+        else
+            rc = keep_line(r, line, out, err);
+    }
+    if (rc == LDEM_OK && ferror(in))
+        rc = ldem_err_set(err, LDEM_ERR_IO, r->path, 0, "read failed: %s", strerror(errno));
+    free(line);
+    fclose(in);
+    if (rc == LDEM_OK && !r->header_seen) /* empty or comments only: start the table here */
+        fputs(r->columns, out);
+    return rc;
+}
+
+/* Write the table as it starts (fresh, or kept up to resume_step) to `path` atomically. */
+static int write_start(const char *path, const char *columns, size_t ncols, uint64_t resume_step,
+                       ldem_err *err)
+{
+    ldem_outfile of;
+    int rc = ldem_outfile_open(&of, path, err);
+    if (rc)
+        return rc;
+    bool found = false;
+    if (resume_step > 0) {
+        resume_state r = {path, columns, ncols, resume_step, false, 0};
+        rc = keep_rows(&r, of.fp, &found, err);
+        if (rc == LDEM_OK && !found)
+            ldem_warn("%s: no earlier probes to resume from step %" PRIu64 "; starting a new table",
+                      path, resume_step);
+    }
+    if (rc == LDEM_OK && !found) {
+        fputs(PROBES_TITLE, of.fp);
+        fputs(columns, of.fp);
+    }
+    if (rc) {
+        ldem_outfile_abort(&of);
+        return rc;
+    }
+    return ldem_outfile_commit(&of, err);
+}
+
+static char *probes_path(const char *dir)
+{
+    size_t n = strlen(dir);
+    char *s = malloc(n + sizeof "/probes.tsv");
+    if (s) {
+        memcpy(s, dir, n);
+        memcpy(s + n, "/probes.tsv", sizeof "/probes.tsv");
+    }
+    return s;
+}
+
+int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
+                     ldem_err *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!dir || !*dir)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "empty output folder name");
+    char *path = probes_path(dir);
+    char *columns = column_line(w);
+    int rc = LDEM_OK;
+    if (!path || !columns) {
+        rc = ldem_err_set(err, LDEM_ERR_NOMEM, dir, 0, "out of memory");
+        goto out;
+    }
+    ldem_err sub;
+    if (ldem_output_mkdir(dir, &sub)) {
+        rc = ldem_err_set(err, sub.code, path, 0, "cannot open the probes table: %s: %s", sub.file,
+                          sub.msg);
+        goto out;
+    }
+    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls, resume_step, err);
+    if (rc)
+        goto out;
+    p->fp = fopen(path, "a");
+    if (!p->fp) {
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot open for appending: %s",
+                          strerror(errno));
+        goto out;
+    }
+    p->path = path;
+    path = NULL;
+    p->nwalls = w->nwalls;
+out:
+    free(path);
+    free(columns);
+    return rc;
+}
+
+int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row, ldem_err *err)
+{
+    if (!p || !p->fp)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "probes written before opening");
+    if (w->nwalls != p->nwalls)
+        return ldem_err_set(err, LDEM_ERR_USAGE, p->path, 0,
+                            "the world has %zu walls, the table was opened with %zu", w->nwalls,
+                            p->nwalls);
+    FILE *fp = p->fp;
+    fprintf(fp,
+            "%.17g\t%" PRIu64 "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%" PRIu64
+            "\t%.17g\t%" PRIu64 "\t%" PRIu64,
+            row->t, row->step, row->kinetic, row->potential, row->stored_normal,
+            row->stored_tangential, row->dissipated, row->damped, row->work_walls,
+            row->balance_error, row->contacts, row->mean_history, row->history_bytes,
+            row->history_cells);
+    for (size_t k = 0; k < w->nwalls; k++) {
+        const ldem_wall *wl = &w->walls[k];
+        fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,
+                wl->force.z, wl->disp.x, wl->disp.y, wl->disp.z);
+    }
+    putc('\n', fp);
+    if (ferror(fp) || fflush(fp) != 0)
+        return ldem_err_set(err, LDEM_ERR_IO, p->path, 0, "write failed: %s", strerror(errno));
+    return LDEM_OK;
+}
+
+int ldem_probes_close(ldem_probes *p, ldem_err *err)
+{
+    if (!p)
+        return LDEM_OK;
+    int rc = LDEM_OK;
+    if (p->fp) {
+        bool bad = ferror(p->fp) != 0;
+        if (fclose(p->fp) != 0 || bad)
+            rc = ldem_err_set(err, LDEM_ERR_IO, p->path, 0, "write failed: %s", strerror(errno));
+    }
+    free(p->path);
+    memset(p, 0, sizeof *p);
+    return rc;
+}

@@ -9,9 +9,15 @@
  *             world coordinates; point data velocity (v + ω × r of that surface point), id;
  *   contacts  one LINE per contact in touch, from the centre of i to the centre of j (to the
  *             contact point for walls); cell data normal_force (vector on j), tangential_force,
- *             fn (|normal|), ft (|tangential|), overlap, history_length (Int32), i, j;
+ *             fn (|normal|), ft (|tangential|), overlap, history_length (Int32), i, j (Int32;
+ *             j = −1 − wall index for a wall contact);
  *   walls     planes as squares spanning the grains' bounding box, cylinders as 32-sided tubes
  *             over it; cell data force (vector the grains exert), id.
+ * A part's files are DIR/frames/PART_NNNNNN.vtu (frame number, at least 6 digits). The parts a
+ * run writes follow from the world at ldem_frames_open (spheres if it has analytic spheres,
+ * surfaces if level-set grains, contacts if asked, walls if any); every frame then writes each
+ * of them, even when empty (a contacts file with no contact in touch has no cells), so all
+ * series have the same times. A stale DIR/PART.pvd of a part this world lacks is removed.
  * Probes: a TSV log (header line of column names, one row every N steps, flushed per row).
  */
 #ifndef LDEM_SIM_OUTPUT_H
@@ -28,6 +34,10 @@
 extern "C" {
 #endif
 
+/* Create the folder `path` and any missing parents (mkdir -p). An existing folder is fine;
+ * an existing non-folder or a refused mkdir is LDEM_ERR_IO naming the path. */
+int ldem_output_mkdir(const char *path, ldem_err *err);
+
 typedef struct ldem_frames {
     char *dir;                /* output folder */
     int encoding;             /* enum ldem_vtk_encoding */
@@ -36,11 +46,16 @@ typedef struct ldem_frames {
     ldem_pvd *spheres, *surfaces, *contacts, *walls;   /* NULL for parts not written */
     double *times;            /* count times, for checkpoints */
     uint64_t times_capacity;
+    unsigned pending_parts;   /* parts (bit 0 spheres … 3 walls) of frame `count` already in
+                               * their series after a write that failed in a later part, so a
+                               * retry does not list them twice */
 } ldem_frames;
 
 /* Create DIR and DIR/frames if needed and start the .pvd series for the parts this world has.
  * When resuming from a checkpoint, `nprevious` frames (times given) already exist on disk and
- * are put back into the series first. */
+ * are put back into the series first (a frame file missing on disk is left out with a
+ * warning); numbering continues at nprevious, overwriting frames a stopped run wrote after
+ * its checkpoint. On failure everything is released (ldem_frames_close). */
 int ldem_frames_open(ldem_frames *f, const char *dir, const ldem_world *w, int encoding,
                      int with_contacts, uint64_t nprevious, const double *previous_times,
                      ldem_err *err);
@@ -76,7 +91,12 @@ typedef struct ldem_probes {
  * stored_tangential dissipated damped work_walls balance_error contacts mean_history
  * history_bytes history_cells, then per wall NAME.fx NAME.fy NAME.fz NAME.dx NAME.dy NAME.dz
  * (force the grains exert, displacement). resume_step > 0 keeps the existing file's rows up
- * to that step (a restarted run continues the same table) and drops later ones. */
+ * to that step (a restarted run continues the same table) and drops later ones; the kept
+ * table is rewritten atomically, then appended to. Creates DIR if needed. Wall names go into
+ * the header with whitespace replaced by '_'. Errors: the file cannot be written (LDEM_ERR_IO
+ * naming it); on resume, an existing table whose column header differs from this run's or
+ * whose kept rows are malformed (LDEM_ERR_INPUT with FILE:LINE). A missing table on resume
+ * starts a new one with a warning; an incomplete last line (a run killed mid-row) is dropped. */
 int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
                      ldem_err *err);
 int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row,
