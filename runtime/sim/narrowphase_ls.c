@@ -1,2 +1,322 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* narrowphase_ls.c — level-set grains: penetrating surface nodes (against another grain, an
+ * analytic sphere or a wall) and their aggregation into one Hertz contact patch
+ * (ldem/sim/narrowphase.h; the choices are argued in docs/contact-patch.md). */
+#include "ldem/sim/narrowphase.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ldem/grid.h"
+#include "ldem/levelset.h"
+#include "ldem/sim/world.h"
+
+static const double PI = 3.14159265358979323846;
+
+/* Node indices share the hit key with the side bit. */
+#define MAX_NODES 0x7fffffffu
+#define SIDE_BIT 0x80000000u
+
+/* The radii of curvature a patch uses are kept within [CURV_MIN, CURV_MAX] × the grain's
+ * bounding radius: a flat face has ∇²φ ≈ 0 (infinite radius) and a sharp edge a huge ∇²φ,
+ * and neither may make R* zero or infinite. */
+#define CURV_MIN 0.01
+#define CURV_MAX 100.0
+
+static int check_node_count(const ldem_nodes *n, ldem_err *err)
+{
+    if (n->count > MAX_NODES)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "a level-set grain has %llu surface nodes; contact supports at "
+                            "most 2147483647",
+                            (unsigned long long)n->count);
+    return LDEM_OK;
+}
+
+/* Largest distance from the body origin to a corner of the grid box: no point farther away
+ * can be inside the grid. */
+static double grid_half_diagonal(const ldem_lset *ls)
+{
+    double s = 0.0;
+    for (int a = 0; a < 3; a++) {
+        double lo = ls->origin[a], hi = lo + (ls->dims[a] - 1) * ls->spacing[a];
+        double m = fmax(fabs(lo), fabs(hi));
+        s += m * m;
+    }
+    return sqrt(s);
+}
+
+static double cell_diagonal(const ldem_lset *ls)
+{
+    return sqrt(ls->spacing[0] * ls->spacing[0] + ls->spacing[1] * ls->spacing[1] +
+                ls->spacing[2] * ls->spacing[2]);
+}
+
+/* Beyond this distance from g's centre no point has trilinear φ < 0. A point with φ < 0
+ * lies in a grid cell with a negative corner, within one cell diagonal of the zero set's
+ * bounding sphere, so that margin makes the given bounding radius a safe bound. */
+static double inside_reach(const ldem_ls_grain *g)
+{
+    double grid = grid_half_diagonal(g->lset);
+    if (!(g->radius > 0.0))
+        return grid;
+    return fmin(grid, g->radius + cell_diagonal(g->lset));
+}
+
+/* The grain's size for the curvature cap. */
+static double size_of(const ldem_ls_grain *g)
+{
+    return g->radius > 0.0 ? g->radius : grid_half_diagonal(g->lset);
+}
+
+/* Append one hit (the list grows geometrically through ldem_hits_reserve). */
+static int push_hit(ldem_hits *h, uint32_t key, double depth, double area, ldem_vec3 point,
+                    ldem_vec3 normal, ldem_err *err)
+{
+    if (h->count == h->capacity) {
+        int rc = ldem_hits_reserve(h, h->count + 1, err);
+        if (rc)
+            return rc;
+    }
+    h->hit[h->count++] = (ldem_node_hit){key, depth, area, point, normal};
+    return LDEM_OK;
+}
+
+static ldem_vec3 node_position(const ldem_nodes *n, uint64_t k)
+{
+    return ldem_vec3_make(n->position[3 * k], n->position[3 * k + 1], n->position[3 * k + 2]);
+}
+
+/* R v, inlined: the node loops are the hot path of level-set contact. */
+static inline ldem_vec3 apply(const ldem_mat3 *r, ldem_vec3 v)
+{
+    return ldem_vec3_make(r->m[0][0] * v.x + r->m[0][1] * v.y + r->m[0][2] * v.z,
+                          r->m[1][0] * v.x + r->m[1][1] * v.y + r->m[1][2] * v.z,
+                          r->m[2][0] * v.x + r->m[2][1] * v.y + r->m[2][2] * v.z);
+}
+
+/* Nodes of `from` inside `into`, appended with `side`. `sign` turns ∇φ_into into the
+ * normal from i to j: −1 when `from` is i (side 0), +1 when it is j (side 1). */
+static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, uint32_t side,
+                        double sign, ldem_hits *h, ldem_err *err)
+{
+    const ldem_nodes *nodes = from->nodes;
+    const ldem_lset *ls = into->lset;
+    /* The cheap rejection works in `from`'s body frame, where the nodes are stored: only
+     * nodes within `reach` of `into`'s centre can be inside it, and most are not. */
+    ldem_vec3 centre = ldem_quat_rotate_inv(from->q, ldem_vec3_sub(into->x, from->x));
+    double reach = inside_reach(into);
+    double reach2 = reach * reach;
+    /* The survivors take one rigid map into `into`'s body frame: p ↦ R_rel p + t_rel. */
+    ldem_mat3 rel = ldem_quat_to_mat3(ldem_quat_mul(ldem_quat_conj(into->q), from->q));
+    ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
+    ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
+    ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
+    const double *pos = nodes->position;
+    for (uint64_t k = 0; k < nodes->count; k++) {
+        double dx = pos[3 * k] - centre.x, dy = pos[3 * k + 1] - centre.y,
+               dz = pos[3 * k + 2] - centre.z;
+        if (dx * dx + dy * dy + dz * dz >= reach2)
+            continue;
+        ldem_vec3 pk = node_position(nodes, k);
+        ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
+        double phi;
+        ldem_vec3 grad;
+        if (!ldem_lset_sample(ls, p, &phi, &grad) || !(phi < 0.0))
+            continue;
+        ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
+        ldem_vec3 world = ldem_vec3_add(from->x, apply(&from_world, pk));
+        int rc = push_hit(h, side | (uint32_t)k, -phi, nodes->area[k], world,
+                          ldem_vec3_scale(n, sign), err);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+int ldem_ls_pair_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, ldem_hits *h,
+                      ldem_err *err)
+{
+    h->count = 0;
+    int rc = check_node_count(a->nodes, err);
+    if (!rc)
+        rc = check_node_count(b->nodes, err);
+    if (!rc)
+        rc = nodes_inside(a, b, 0u, -1.0, h, err);
+    if (!rc)
+        rc = nodes_inside(b, a, SIDE_BIT, 1.0, h, err);
+    return rc;
+}
+
+int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius, ldem_hits *h,
+                        ldem_err *err)
+{
+    h->count = 0;
+    int rc = check_node_count(a->nodes, err);
+    if (rc)
+        return rc;
+    const ldem_nodes *nodes = a->nodes;
+    ldem_mat3 to_world = ldem_quat_to_mat3(a->q);
+    /* A node at the sphere's very centre has no direction to it; use the line of centres. */
+    ldem_vec3 fallback = ldem_vec3_sub(centre, a->x);
+    fallback = ldem_vec3_norm(fallback) > 0.0 ? ldem_vec3_normalize(fallback)
+                                              : ldem_vec3_make(0.0, 0.0, 1.0);
+    for (uint64_t k = 0; k < nodes->count; k++) {
+        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_position(nodes, k)));
+        ldem_vec3 d = ldem_vec3_sub(centre, p);
+        double dist = ldem_vec3_norm(d);
+        if (!(dist < radius))
+            continue;
+        ldem_vec3 n = dist > 0.0 ? ldem_vec3_scale(d, 1.0 / dist) : fallback;
+        rc = push_hit(h, (uint32_t)k, radius - dist, nodes->area[k], p, n, err);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+/* Depth of world point p inside a wall (≤ 0: on the grains' side) and the normal from the
+ * grain to the wall; both exact distances. */
+static double wall_depth(const ldem_wall_geom *w, ldem_vec3 p, ldem_vec3 *normal)
+{
+    ldem_vec3 rel = ldem_vec3_sub(p, w->point);
+    if (w->kind != LDEM_WALL_CYLINDER) {
+        *normal = ldem_vec3_neg(w->normal);
+        return -ldem_vec3_dot(rel, w->normal);
+    }
+    ldem_vec3 radial = ldem_vec3_reject(rel, w->normal);
+    double rho = ldem_vec3_norm(radial);
+    ldem_vec3 e = ldem_vec3_normalize(radial); /* zero on the axis: depth decides alone */
+    if (w->inside) {
+        *normal = e;
+        return rho - w->radius;
+    }
+    *normal = ldem_vec3_neg(e);
+    return w->radius - rho;
+}
+
+int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits *h,
+                      ldem_err *err)
+{
+    h->count = 0;
+    int rc = check_node_count(a->nodes, err);
+    if (rc)
+        return rc;
+    const ldem_nodes *nodes = a->nodes;
+    ldem_mat3 to_world = ldem_quat_to_mat3(a->q);
+    for (uint64_t k = 0; k < nodes->count; k++) {
+        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_position(nodes, k)));
+        ldem_vec3 n;
+        double depth = wall_depth(w, p, &n);
+        if (!(depth > 0.0))
+            continue;
+        /* A node exactly on a rod's axis is deep inside with no radial direction: point
+         * the normal from the grain's centre instead. */
+        if (ldem_vec3_norm2(n) == 0.0)
+            n = ldem_vec3_normalize(ldem_vec3_reject(ldem_vec3_sub(w->point, a->x), w->normal));
+        rc = push_hit(h, (uint32_t)k, depth, nodes->area[k], p, n, err);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+/* ---- the patch ---- */
+
+/* Mean-curvature radius of grain g near world point p: p is first projected onto g's zero
+ * set along ∇φ (one Newton step), where 2/∇²φ is the surface's radius (inside the lens the
+ * distance function's level sets are smaller: 2/∇²φ = R − |φ| for a sphere), then the
+ * radius is capped to [CURV_MIN, CURV_MAX] × the grain's size. */
+static double curvature_radius_at(const ldem_ls_grain *g, ldem_vec3 p)
+{
+    ldem_vec3 pb = ldem_quat_rotate_inv(g->q, ldem_vec3_sub(p, g->x));
+    double phi;
+    ldem_vec3 grad;
+    ldem_lset_sample(g->lset, pb, &phi, &grad);
+    double g2 = ldem_vec3_norm2(grad);
+    if (g2 > 0.0)
+        pb = ldem_vec3_axpy(-phi / g2, grad, pb);
+    double r = ldem_levelset_curvature_radius(g->lset, pb);
+    double size = size_of(g);
+    return fmin(fmax(r, CURV_MIN * size), CURV_MAX * size);
+}
+
+/* R* of radii r1 (finite, > 0) and r2 (> 0, may be INFINITY). */
+static double effective_radius(double r1, double r2)
+{
+    return isinf(r2) ? r1 : r1 * r2 / (r1 + r2);
+}
+
+/* Volume, normal and point of the hits (radii and overlap left to the caller). */
+static void aggregate(const ldem_hits *h, int both_sides, ldem_patch *out)
+{
+    double w_side[2] = {0.0, 0.0};
+    ldem_vec3 n_sum = ldem_vec3_zero(), p_sum = ldem_vec3_zero();
+    ldem_vec3 n_plain = ldem_vec3_zero(), p_plain = ldem_vec3_zero();
+    for (size_t k = 0; k < h->count; k++) {
+        const ldem_node_hit *hit = &h->hit[k];
+        uint32_t side = hit->key >> 31;
+        double w = hit->depth * hit->area;
+        /* The middle of the lens at this node: half its depth toward the other surface
+         * (against the normal for i's nodes, which lie on the lens's j-side face, along it
+         * for j's nodes). */
+        double half = side ? 0.5 * hit->depth : -0.5 * hit->depth;
+        ldem_vec3 mid = ldem_vec3_axpy(half, hit->normal, hit->point);
+        w_side[side] += w;
+        n_sum = ldem_vec3_axpy(w, hit->normal, n_sum);
+        p_sum = ldem_vec3_axpy(w, mid, p_sum);
+        n_plain = ldem_vec3_add(n_plain, hit->normal);
+        p_plain = ldem_vec3_add(p_plain, mid);
+    }
+    double w_total = w_side[0] + w_side[1];
+    /* Volume: both surfaces' quadratures of the lens, averaged, for a grain pair; against a
+     * sphere or a wall only i has nodes and its sum alone is the lens. */
+    out->volume = both_sides ? 0.5 * w_total : w_total;
+    out->nnodes = (uint32_t)h->count;
+    /* Zero area weights carry no information on where the patch is or how it faces; fall
+     * back to plain means of the nodes rather than dividing by zero. */
+    if (w_total > 0.0) {
+        out->normal = ldem_vec3_normalize(n_sum);
+        out->point = ldem_vec3_scale(p_sum, 1.0 / w_total);
+    } else {
+        out->normal = ldem_vec3_normalize(n_plain);
+        out->point = ldem_vec3_scale(p_plain, 1.0 / (double)h->count);
+    }
+}
+
+/* δ of two spheres of radii r1, r2 sharing the lens volume V = π R* δ². */
+static void set_overlap(ldem_patch *out)
+{
+    out->overlap = sqrt(out->volume / (PI * effective_radius(out->r1, out->r2)));
+}
+
+void ldem_patch_from_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, double rb,
+                          const ldem_hits *h, ldem_patch *out)
+{
+    memset(out, 0, sizeof *out);
+    if (h->count == 0)
+        return;
+    aggregate(h, b != NULL, out);
+    out->r1 = curvature_radius_at(a, out->point);
+    /* A sphere's or wall's radius as given; 0, negative or NaN (not a convex radius) is
+     * taken as flat. */
+    out->r2 = b ? curvature_radius_at(b, out->point) : rb > 0.0 ? rb : INFINITY;
+    set_overlap(out);
+}
+
+void ldem_patch_from_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w,
+                               const ldem_hits *h, ldem_patch *out)
+{
+    memset(out, 0, sizeof *out);
+    if (h->count == 0)
+        return;
+    aggregate(h, 0, out);
+    out->r1 = curvature_radius_at(a, out->point);
+    out->r2 = INFINITY;
+    if (w->kind == LDEM_WALL_CYLINDER) {
+        /* The grain's mean radius there stands for the sphere of the sphere–cylinder rule. */
+        double size = size_of(a);
+        ldem_cylinder_radii(out->r1, w->radius, w->inside, &out->r1, &out->r2);
+        out->r1 = fmin(out->r1, CURV_MAX * size);
+    }
+    set_overlap(out);
+}

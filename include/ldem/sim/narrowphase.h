@@ -13,14 +13,21 @@
  *     quadrature of the lens both grains share (a node's depth times its area), the mean uses
  *     both surfaces' nodes;
  *   - normal: the depth·area-weighted mean of −∇φ_j at i's nodes and +∇φ_i at j's nodes;
- *   - point: the depth·area-weighted mean of the penetrating nodes;
- *   - radii: r_k = 2/∇²φ_k (mean curvature) of each grain at the contact point;
+ *   - point: the lens's centroid, i.e. the depth·area-weighted mean of the mid-thickness
+ *     points (each node moved half its depth toward the other surface: node − ½ depth·n for
+ *     i's nodes, + ½ depth·n for j's), so one-sided patches (walls, analytic spheres) do
+ *     not sit on i's surface; it differs from the analytic contacts' "middle of the overlap
+ *     on the line of centres" along the normal by O(δ) (δ/6 for a sphere on a plane);
+ *   - radii: r_k = 2/∇²φ_k (mean curvature) of each grain at the contact point projected on
+ *     its surface, capped to [0.01, 100] × the grain's bounding radius (a flat face has an
+ *     infinite radius, a sharp edge a vanishing one; R* must stay finite and positive);
  *   - overlap: the δ for which two spheres of radii r1, r2 share that lens volume,
  *     V = π R* δ² (R* = r1 r2/(r1 + r2)), i.e. δ = √(V/(π R*)).
  *   The lens volume is a smooth function of the pose (a node's depth grows from zero as it
  *   enters), unlike the deepest node, which jumps as nodes enter and leave; for spheres it
  *   reproduces Hertz's δ to the quadrature's accuracy once a few nodes are inside.
- *   Against walls the same holds with one side's nodes and r2 = ∞ (plane) or the wall's.
+ *   Against walls the same holds with one side's nodes, r2 = ∞ for a plane, and for a
+ *   cylinder the sphere–cylinder radii of ldem_cylinder_radii with the grain's r1.
  */
 #ifndef LDEM_SIM_NARROWPHASE_H
 #define LDEM_SIM_NARROWPHASE_H
@@ -63,6 +70,8 @@ typedef struct ldem_hits {
 } ldem_hits;
 
 void ldem_hits_free(ldem_hits *h);
+/* Room for at least `n` hits (capacity grows geometrically; count unchanged). */
+int ldem_hits_reserve(ldem_hits *h, size_t n, ldem_err *err);
 
 /* A posed level-set grain. */
 typedef struct ldem_ls_grain {
@@ -70,6 +79,10 @@ typedef struct ldem_ls_grain {
     const ldem_nodes *nodes;
     ldem_vec3 x;             /* centre of mass (world) */
     ldem_quat q;             /* body → world */
+    double radius;           /* optional bounding radius about x of the zero set (the shape's
+                              * bounding_radius): the cheap rejection of the other grain's
+                              * nodes and the cap on the patch's radii of curvature. 0: not
+                              * known, the grid's half-diagonal about x is used instead. */
 } ldem_ls_grain;
 
 /* A posed wall (current position). */
@@ -90,8 +103,17 @@ void ldem_sphere_sphere(ldem_vec3 xi, double ri, ldem_vec3 xj, double rj, ldem_p
 /* A sphere (i) against a wall (j): plane δ = r − (x − p)·n, normal −n, r2 = ∞.
  * Cylinder outside (a rod): δ = R + r − ρ, r2 chosen so that the pair's Hertz R* is the
  * equivalent radius of sphere on cylinder, 1/√((1/r + 1/R)/r); inside (a drum):
- * δ = r + ρ − R, R* = 1/√((1/r − 1/R)/r) (flat when R ≫ r). ρ = distance from the axis. */
+ * δ = r + ρ − R, R* = 1/√((1/r − 1/R)/r) (flat when R ≫ r). ρ = distance from the axis.
+ * The point is the middle of the overlap along the normal; a sphere on a rod's axis gets a
+ * fixed radial normal. Radii as ldem_cylinder_radii. */
 void ldem_sphere_wall(ldem_vec3 x, double r, const ldem_wall_geom *w, ldem_patch *out);
+
+/* Radii (r1, r2) whose R* = r1 r2/(r1 + r2) is the Hertz equivalent radius of a sphere of
+ * radius r on a cylinder of radius R. Outside: r1 = r, r2 = R (1 + √(1 + r/R)). Inside, R* > r
+ * cannot be split with r1 = r and a positive r2 (the Hertz laws take positive radii), so
+ * r1 = R* = r/√(1 − r/R), r2 = ∞; a sphere as large as the drum (r/R > 1 − 1e-4) gets
+ * R* = 100 r. */
+void ldem_cylinder_radii(double r, double R, int inside, double *r1, double *r2);
 
 /* ---- level-set grains ---- */
 
@@ -110,10 +132,16 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
                       ldem_err *err);
 
 /* Aggregate hits into a patch as described at the top. `a` is grain i; `b` is grain j or
- * NULL when j is a sphere (radius rb) or a wall (rb = its radius of curvature, INFINITY for
- * a plane). nnodes = 0 gives overlap 0 and leaves the rest zero. */
+ * NULL when j is a sphere (radius rb) or a plane (rb = INFINITY); rb ≤ 0 or NaN counts as
+ * flat. nnodes = 0 gives overlap 0 and leaves the rest zero. */
 void ldem_patch_from_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, double rb,
                           const ldem_hits *h, ldem_patch *out);
+
+/* The same for hits of a against wall w (ldem_ls_wall_hits): a plane is flat (r2 = ∞); a
+ * cylinder takes the sphere–cylinder radii of ldem_cylinder_radii with r = a's r1 (the
+ * drum's r1 capped at 100 × a's bounding radius like the level-set radii). */
+void ldem_patch_from_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w,
+                               const ldem_hits *h, ldem_patch *out);
 
 #ifdef __cplusplus
 }
