@@ -1,2 +1,456 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* scene_build.c — an ldem_scene (already checked by scene.c) becomes the ldem_world demrun
+ * runs: bundles loaded, bodies with masses from densities, pair laws resolved, walls copied,
+ * the geometry checked for what cannot run, and the time step chosen.
+ */
+#include "ldem/sim/scene.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ldem/bundle.h"
+#include "ldem/log.h"
+#include "ldem/sections.h"
+#include "ldem/sim/timestep.h"
+
+static const double PI = 3.14159265358979323846;
+
+static int nomem(ldem_err *err)
+{
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory building the world");
+}
+
+/* Scene items remember their line; 0 means the value came from --set. */
+static const char *where(const ldem_scene *s, long line)
+{
+    return line > 0 ? s->path : "--set";
+}
+
+static const char *grain_file(const ldem_scene *s, const ldem_scene_grain *g)
+{
+    return g->source ? s->sources[g->source - 1] : where(s, g->line);
+}
+
+/* ---- materials and pair laws ---- */
+
+static int build_materials(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    size_t n = s->nmaterials;
+    w->materials = calloc(n ? n : 1, sizeof *w->materials);
+    w->laws = calloc(n ? n * n : 1, sizeof *w->laws);
+    if (!w->materials || !w->laws)
+        return nomem(err);
+    for (size_t k = 0; k < n; k++) {
+        const ldem_scene_material *m = &s->materials[k];
+        w->materials[k] = (ldem_material){strdup(m->name), m->E, m->nu, m->density, m->friction};
+        w->nmaterials = k + 1;
+        if (!w->materials[k].name)
+            return nomem(err);
+    }
+    return LDEM_OK;
+}
+
+static int name_matches(const char *pattern, const char *name)
+{
+    return strcmp(pattern, "*") == 0 || strcmp(pattern, name) == 0;
+}
+
+static int entry_matches(const ldem_scene_contact *c, const char *a, const char *b)
+{
+    return (name_matches(c->material_a, a) && name_matches(c->material_b, b)) ||
+           (name_matches(c->material_a, b) && name_matches(c->material_b, a));
+}
+
+/* One (E, ν) for the pair so that the Hertz module, which models two bodies of one material
+ * (E* = E/(2(1 − ν²))), reproduces the exact E* = 1/((1 − ν1²)/E1 + (1 − ν2²)/E2); ν is the
+ * mean (it only enters the tangential stiffness ratio). Equal materials keep their own. */
+static void effective_elastic(const ldem_material *a, const ldem_material *b, double *E,
+                              double *nu)
+{
+    if (a->E == b->E && a->nu == b->nu) {
+        *E = a->E;
+        *nu = a->nu;
+        return;
+    }
+    double estar = 1.0 / ((1.0 - a->nu * a->nu) / a->E + (1.0 - b->nu * b->nu) / b->E);
+    *nu = 0.5 * (a->nu + b->nu);
+    *E = 2.0 * (1.0 - *nu * *nu) * estar;
+}
+
+/* The last contacts entry that matches the pair decides its law wholesale; a pair no entry
+ * matches gets hertz-jager, β = 0, μ = the mean of the two materials' friction. The
+ * tangential Hertz laws need μ > 0, and with μ = 0 they reduce to the normal force alone, so
+ * such a pair is stored as frictionless. */
+static ldem_pair_law resolve_law(const ldem_scene *s, const ldem_world *w, size_t a, size_t b)
+{
+    const ldem_material *ma = &w->materials[a], *mb = &w->materials[b];
+    double mean_mu = 0.5 * (ma->friction + mb->friction);
+    ldem_pair_law law = {.law = LDEM_LAW_HERTZ_JAGER, .mu = mean_mu};
+    for (size_t k = 0; k < s->ncontacts; k++) {
+        const ldem_scene_contact *c = &s->contacts[k];
+        if (!entry_matches(c, ma->name, mb->name))
+            continue;
+        law = (ldem_pair_law){.law = c->law, .mu = c->friction >= 0.0 ? c->friction : mean_mu,
+                              .beta = c->beta, .kn = c->kn, .ks = c->ks};
+    }
+    effective_elastic(ma, mb, &law.E, &law.nu);
+    if (law.law == LDEM_LAW_FRICTIONLESS)
+        law.mu = 0.0;
+    if ((law.law == LDEM_LAW_HERTZ_JAGER || law.law == LDEM_LAW_HERTZ_MINDLIN) && law.mu == 0.0)
+        law.law = LDEM_LAW_FRICTIONLESS;
+    return law;
+}
+
+static void build_laws(const ldem_scene *s, ldem_world *w)
+{
+    size_t n = w->nmaterials;
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            w->laws[a * n + b] = resolve_law(s, w, a, b);
+}
+
+/* ---- shapes from bundles ---- */
+
+static int bundle_error(const ldem_scene *s, const ldem_scene_shape *sh, ldem_err *err,
+                        const char *fmt, ...) LDEM_PRINTF(4, 5);
+
+static int bundle_error(const ldem_scene *s, const ldem_scene_shape *sh, ldem_err *err,
+                        const char *fmt, ...)
+{
+    char msg[LDEM_ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ldem_err_set(err, LDEM_ERR_INPUT, where(s, sh->line), sh->line,
+                        "shapes.%.100s.bundle: %s", sh->name, msg);
+}
+
+/* The sections a rigid level-set grain needs, decoded. */
+static int decode_grain(const ldem_scene *s, const ldem_scene_shape *sh, const ldem_bundle *b,
+                        ldem_shape *out, ldem_err *err)
+{
+    const ldem_section *lset = ldem_bundle_find(b, LDEM_TAG_LSET);
+    const ldem_section *node = ldem_bundle_find(b, LDEM_TAG_NODE);
+    const ldem_section *body = ldem_bundle_find(b, LDEM_TAG_BODY);
+    if (!lset || !node || !body)
+        return bundle_error(s, sh, err, "'%.200s' has no %s section (a grain needs LSET, NODE "
+                            "and BODY, as lsgen writes them)", sh->bundle,
+                            !lset ? "LSET" : !node ? "NODE" : "BODY");
+    ldem_body props;
+    int rc = ldem_lset_decode(lset, sh->bundle, &out->lset, err);
+    if (!rc)
+        rc = ldem_nodes_decode(node, sh->bundle, &out->nodes, err);
+    if (!rc)
+        rc = ldem_body_decode(body, sh->bundle, &props, err);
+    if (rc)
+        return rc;
+    if (!(props.volume > 0.0) || !(props.density > 0.0) || !(props.inertia[0] > 0.0) ||
+        !(props.inertia[1] > 0.0) || !(props.inertia[2] > 0.0))
+        return bundle_error(s, sh, err, "'%.200s': BODY needs volume, density and inertia > 0",
+                            sh->bundle);
+    if (out->nodes.count == 0)
+        return bundle_error(s, sh, err, "'%.200s': NODE holds no surface nodes", sh->bundle);
+    out->volume = props.volume;
+    out->inertia_per_density =
+        ldem_vec3_make(props.inertia[0] / props.density, props.inertia[1] / props.density,
+                       props.inertia[2] / props.density);
+    /* Nodes sit on the zero set only to within the grid; half a cell more keeps every point
+     * where φ may be negative inside the bounding sphere. */
+    double r2 = 0.0, h = 0.0;
+    for (uint64_t k = 0; k < out->nodes.count; k++) {
+        const double *p = &out->nodes.position[3 * k];
+        double d2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    for (int k = 0; k < 3; k++)
+        h = out->lset.spacing[k] > h ? out->lset.spacing[k] : h;
+    out->bounding_radius = sqrt(r2) + 0.5 * h;
+    return LDEM_OK;
+}
+
+static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, ldem_shape *out,
+                       ldem_err *err)
+{
+    FILE *fp = fopen(sh->bundle, "rb");
+    if (!fp)
+        return bundle_error(s, sh, err, "cannot open '%.200s': %s", sh->bundle, strerror(errno));
+    ldem_bundle_reader *r = NULL;
+    ldem_bundle b;
+    ldem_bundle_init(&b);
+    int have = 0;
+    int rc = ldem_bundle_reader_open(&r, fp, sh->bundle, err);
+    if (!rc)
+        rc = ldem_bundle_read(r, &b, &have, err);
+    if (!rc && !have)
+        rc = bundle_error(s, sh, err, "'%.200s' holds no bundle", sh->bundle);
+    if (!rc)
+        rc = decode_grain(s, sh, &b, out, err);
+    ldem_bundle_free(&b);
+    ldem_bundle_reader_close(r);
+    fclose(fp);
+    return rc;
+}
+
+/* World shapes for the scene's bundle shapes; scene shapes naming the same file share one.
+ * map[k] is scene shape k's world shape (bundles only). */
+static int build_shapes(const ldem_scene *s, ldem_world *w, uint32_t *map, ldem_err *err)
+{
+    w->shapes = calloc(s->nshapes ? s->nshapes : 1, sizeof *w->shapes);
+    if (!w->shapes)
+        return nomem(err);
+    for (size_t k = 0; k < s->nshapes; k++) {
+        const ldem_scene_shape *sh = &s->shapes[k];
+        if (sh->kind != LDEM_SHAPE_LSET)
+            continue;
+        size_t found = w->nshapes;
+        for (size_t j = 0; j < w->nshapes; j++)
+            if (strcmp(w->shapes[j].source, sh->bundle) == 0)
+                found = j;
+        map[k] = (uint32_t)found;
+        if (found < w->nshapes)
+            continue;
+        ldem_shape *out = &w->shapes[w->nshapes++];
+        out->name = strdup(sh->name);
+        out->source = strdup(sh->bundle);
+        if (!out->name || !out->source)
+            return nomem(err);
+        int rc = load_bundle(s, sh, out, err);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+/* ---- bodies ---- */
+
+/* L_b = I (Rᵀ ω): the principal-frame angular momentum of a body spinning at ω (world). */
+static ldem_vec3 body_momentum(ldem_quat q, ldem_vec3 omega, ldem_vec3 inertia)
+{
+    ldem_vec3 wb = ldem_quat_rotate_inv(q, omega);
+    return ldem_vec3_make(inertia.x * wb.x, inertia.y * wb.y, inertia.z * wb.z);
+}
+
+static void place_body(const ldem_scene *s, ldem_world *w, const uint32_t *map,
+                       const ldem_scene_grain *g, size_t i)
+{
+    ldem_bodies *b = &w->bodies;
+    const ldem_scene_shape *sh = &s->shapes[g->shape];
+    double density = w->materials[g->material].density;
+    b->kind[i] = (uint8_t)sh->kind;
+    b->material[i] = g->material;
+    b->flags[i] = g->fixed ? LDEM_BODY_FIXED : 0u;
+    if (sh->kind == LDEM_SHAPE_SPHERE) {
+        double r = g->radius > 0.0 ? g->radius : sh->radius;
+        double m = density * 4.0 / 3.0 * PI * r * r * r;
+        double I = 0.4 * m * r * r;
+        b->radius[i] = r;
+        b->mass[i] = m;
+        b->inertia[i] = ldem_vec3_make(I, I, I);
+    } else {
+        const ldem_shape *shape = &w->shapes[map[g->shape]];
+        b->shape[i] = map[g->shape];
+        b->radius[i] = shape->bounding_radius;
+        b->mass[i] = density * shape->volume;
+        b->inertia[i] = ldem_vec3_scale(shape->inertia_per_density, density);
+    }
+    b->inv_mass[i] = 1.0 / b->mass[i];
+    b->x[i] = b->x_prev[i] = g->x;
+    b->v[i] = g->v;
+    b->q[i] = b->q_prev[i] = ldem_quat_make(g->q[0], g->q[1], g->q[2], g->q[3]);
+    b->L[i] = body_momentum(b->q[i], g->omega, b->inertia[i]);
+}
+
+static int build_bodies(const ldem_scene *s, ldem_world *w, const uint32_t *map, ldem_err *err)
+{
+    int rc = ldem_bodies_resize(&w->bodies, s->ngrains, err);
+    for (size_t i = 0; !rc && i < s->ngrains; i++)
+        place_body(s, w, map, &s->grains[i], i);
+    return rc;
+}
+
+/* ---- walls ---- */
+
+static int build_walls(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    w->walls = calloc(s->nwalls ? s->nwalls : 1, sizeof *w->walls);
+    if (!w->walls)
+        return nomem(err);
+    for (size_t k = 0; k < s->nwalls; k++) {
+        const ldem_scene_wall *sw = &s->walls[k];
+        ldem_wall *wall = &w->walls[w->nwalls++];
+        wall->name = strdup(sw->name);
+        wall->kind = sw->kind;
+        wall->material = sw->material;
+        wall->origin = sw->point;
+        wall->normal = ldem_vec3_normalize(sw->normal);
+        wall->radius = sw->radius;
+        wall->inside = sw->inside;
+        wall->drive = sw->drive;
+        wall->velocity = sw->velocity;
+        wall->vel = sw->drive == LDEM_DRIVE_VELOCITY ? sw->velocity : ldem_vec3_zero();
+        wall->servo_force = sw->servo_force;
+        wall->servo_gain = sw->servo_gain;
+        wall->servo_vmax = sw->servo_vmax;
+        if (!wall->name)
+            return nomem(err);
+        if (sw->nramp) {
+            wall->ramp_t = malloc(sw->nramp * sizeof *wall->ramp_t);
+            wall->ramp_d = malloc(sw->nramp * sizeof *wall->ramp_d);
+            if (!wall->ramp_t || !wall->ramp_d)
+                return nomem(err);
+            memcpy(wall->ramp_t, sw->ramp_t, sw->nramp * sizeof *wall->ramp_t);
+            memcpy(wall->ramp_d, sw->ramp_d, sw->nramp * sizeof *wall->ramp_d);
+            wall->nramp = sw->nramp;
+        }
+    }
+    return LDEM_OK;
+}
+
+/* Distance between two lines (point p, unit direction a). */
+static double line_distance(ldem_vec3 p1, ldem_vec3 a1, ldem_vec3 p2, ldem_vec3 a2)
+{
+    ldem_vec3 d = ldem_vec3_sub(p2, p1), n = ldem_vec3_cross(a1, a2);
+    double len = ldem_vec3_norm(n);
+    if (len > 1e-12)
+        return fabs(ldem_vec3_dot(d, n)) / len;
+    return ldem_vec3_norm(ldem_vec3_reject(d, a1));
+}
+
+/* How far the allowed regions of two walls are from intersecting: > 0 when there is room
+ * between them, ≤ 0 when no point lies on the grains' side of both. Only the pairs that can
+ * be disjoint are measured (half-spaces with antiparallel normals, a plane parallel to a
+ * drum's axis, two parallel-or-skew drums); every other pair always intersects (+∞). */
+static double wall_room(const ldem_wall *a, const ldem_wall *b)
+{
+    if (a->kind == LDEM_WALL_CYLINDER && b->kind == LDEM_WALL_PLANE)
+        return wall_room(b, a);
+    if (a->kind == LDEM_WALL_PLANE && b->kind == LDEM_WALL_PLANE) {
+        if (ldem_vec3_dot(a->normal, b->normal) > -1.0 + 1e-12)
+            return INFINITY;
+        return ldem_vec3_dot(ldem_vec3_sub(b->origin, a->origin), a->normal);
+    }
+    if (a->kind == LDEM_WALL_PLANE) {   /* b is a cylinder */
+        if (!b->inside || fabs(ldem_vec3_dot(a->normal, b->normal)) > 1e-12)
+            return INFINITY;
+        return ldem_vec3_dot(ldem_vec3_sub(b->origin, a->origin), a->normal) + b->radius;
+    }
+    if (!a->inside || !b->inside)
+        return INFINITY;
+    return a->radius + b->radius - line_distance(a->origin, a->normal, b->origin, b->normal);
+}
+
+static int check_walls(const ldem_scene *s, const ldem_world *w, ldem_err *err)
+{
+    for (size_t j = 0; j < w->nwalls; j++)
+        for (size_t i = 0; i < j; i++) {
+            const ldem_wall *a = &w->walls[i], *b = &w->walls[j];
+            long line = s->walls[j].line;
+            if (strcmp(a->name, b->name) == 0)
+                return ldem_err_set(err, LDEM_ERR_INPUT, where(s, line), line,
+                                    "walls.%zu: a second wall named '%.100s'; names must be "
+                                    "unique", j, b->name);
+            double room = wall_room(a, b);
+            if (room <= 0.0)
+                return ldem_err_set(err, LDEM_ERR_INPUT, where(s, line), line,
+                                    "walls '%.100s' and '%.100s' overlap: no point is on the "
+                                    "grains' side of both (they are %g apart the wrong way); "
+                                    "expected room between them for the grains",
+                                    b->name, a->name, -room);
+        }
+    return LDEM_OK;
+}
+
+/* Signed distance of x from a wall's surface into the grains' side. */
+static double wall_clearance(const ldem_wall *wall, ldem_vec3 x)
+{
+    ldem_vec3 d = ldem_vec3_sub(x, wall->origin);
+    if (wall->kind == LDEM_WALL_PLANE)
+        return ldem_vec3_dot(d, wall->normal);
+    double r = ldem_vec3_norm(ldem_vec3_reject(d, wall->normal));
+    return wall->inside ? wall->radius - r : r - wall->radius;
+}
+
+/* A grain whose centre is behind a wall overlaps it by more than its radius: the first
+ * contact force would be absurd (or point the wrong way). */
+static int check_grains_vs_walls(const ldem_scene *s, const ldem_world *w, ldem_err *err)
+{
+    for (size_t i = 0; i < w->bodies.count; i++)
+        for (size_t k = 0; k < w->nwalls; k++) {
+            double gap = wall_clearance(&w->walls[k], w->bodies.x[i]);
+            if (gap >= 0.0)
+                continue;
+            const ldem_scene_grain *g = &s->grains[i];
+            ldem_vec3 x = w->bodies.x[i];
+            return ldem_err_set(err, LDEM_ERR_INPUT, grain_file(s, g), g->line,
+                                "grains.%u: %s at (%g, %g, %g) is behind wall '%.100s' (its "
+                                "centre is %g on the wrong side); expected every grain on the "
+                                "grains' side of each wall", g->entry,
+                                w->bodies.kind[i] == LDEM_SHAPE_SPHERE ? "sphere" : "grain",
+                                x.x, x.y, x.z, w->walls[k].name, -gap);
+        }
+    return LDEM_OK;
+}
+
+/* ---- time step and skin ---- */
+
+static double smallest_radius(const ldem_world *w)
+{
+    double r = INFINITY;
+    for (size_t i = 0; i < w->bodies.count; i++)
+        r = w->bodies.radius[i] < r ? w->bodies.radius[i] : r;
+    return isfinite(r) ? r : 0.0;
+}
+
+static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    if (s->dt_mode == LDEM_DT_FIXED) {
+        w->dt = s->dt;
+        return LDEM_OK;
+    }
+    double critical = ldem_world_critical_dt(w);
+    if (!isfinite(critical) || !(critical > 0.0))
+        return ldem_err_set(err, LDEM_ERR_INPUT, s->path, 0,
+                            "time.dt: auto estimates the step from the grains, and this scene "
+                            "has no free grain; give a fixed step, dt: <seconds>");
+    w->dt = s->dt_safety * critical;
+    return LDEM_OK;
+}
+
+int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    ldem_world_init(w);
+    uint32_t *map = calloc(s->nshapes ? s->nshapes : 1, sizeof *map);
+    int rc = map ? LDEM_OK : nomem(err);
+    if (!rc)
+        rc = build_materials(s, w, err);
+    if (!rc) {
+        build_laws(s, w);
+        rc = build_shapes(s, w, map, err);
+    }
+    if (!rc)
+        rc = build_bodies(s, w, map, err);
+    if (!rc)
+        rc = build_walls(s, w, err);
+    if (!rc)
+        rc = check_walls(s, w, err);
+    if (!rc)
+        rc = check_grains_vs_walls(s, w, err);
+    free(map);
+    if (!rc) {
+        w->gravity = s->gravity;
+        w->damping_viscous = s->damping_viscous;
+        w->damping_local = s->damping_local;
+        w->threads = s->threads;
+        w->skin = s->skin >= 0.0 ? s->skin : 0.1 * smallest_radius(w);
+        rc = choose_dt(s, w, err);
+    }
+    if (!rc)
+        rc = ldem_world_init_pools(w, err);
+    if (rc)
+        ldem_world_free(w);
+    return rc;
+}

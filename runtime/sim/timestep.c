@@ -1,2 +1,85 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* timestep.c — the critical time step behind `dt: auto` (ldem/sim/timestep.h).
+ *
+ * Both estimates grow with the grain (Rayleigh time ∝ R, linear period ∝ √m), so for each
+ * material only its smallest free grain matters: one pass over the bodies finds the smallest
+ * radius and mass per material, then every pair of a body material with a material it can
+ * meet (another body's or a wall's) is evaluated with that pair's law. Fixed bodies do not
+ * move, so they only take part as partners.
+ */
+#include "ldem/sim/timestep.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const double PI = 3.14159265358979323846;
+
+/* Rayleigh-wave time of a sphere of radius R (Li, Xu & Thornton 2005). */
+static double rayleigh_time(double R, double density, double E, double nu)
+{
+    double G = E / (2.0 * (1.0 + nu));
+    return PI * R * sqrt(density / G) / (0.1631 * nu + 0.8766);
+}
+
+/* Half the period of a mass m on n node springs kn, over π: 2 √(m / (n kn)). */
+static double linear_time(double mass, double kn)
+{
+    return 2.0 * sqrt(mass / (LDEM_LINEAR_NODES_ASSUMED * kn));
+}
+
+/* The size a Rayleigh estimate uses: a sphere's radius, a level-set grain's volume-equivalent
+ * radius (its bounding radius would overestimate the step for elongated grains). */
+static double equivalent_radius(const ldem_world *w, size_t i)
+{
+    if (w->bodies.kind[i] == LDEM_SHAPE_SPHERE)
+        return w->bodies.radius[i];
+    return cbrt(3.0 * w->shapes[w->bodies.shape[i]].volume / (4.0 * PI));
+}
+
+typedef struct per_material {
+    double radius, mass;   /* smallest over the material's free bodies (INFINITY: none) */
+    int present;           /* some body or wall is of this material */
+} per_material;
+
+static void survey(const ldem_world *w, per_material *pm)
+{
+    for (size_t m = 0; m < w->nmaterials; m++)
+        pm[m] = (per_material){INFINITY, INFINITY, 0};
+    for (size_t k = 0; k < w->nwalls; k++)
+        pm[w->walls[k].material].present = 1;
+    for (size_t i = 0; i < w->bodies.count; i++) {
+        per_material *p = &pm[w->bodies.material[i]];
+        p->present = 1;
+        if (w->bodies.flags[i] & LDEM_BODY_FIXED)
+            continue;
+        double r = equivalent_radius(w, i);
+        p->radius = r < p->radius ? r : p->radius;
+        p->mass = w->bodies.mass[i] < p->mass ? w->bodies.mass[i] : p->mass;
+    }
+}
+
+double ldem_world_critical_dt(const ldem_world *w)
+{
+    if (!w->bodies.count || !w->nmaterials)
+        return INFINITY;
+    per_material *pm = malloc(w->nmaterials * sizeof *pm);
+    if (!pm)
+        return NAN;   /* callers refuse a non-finite step */
+    survey(w, pm);
+    double dt = INFINITY;
+    for (size_t a = 0; a < w->nmaterials; a++) {
+        if (!isfinite(pm[a].radius))
+            continue;
+        for (size_t b = 0; b < w->nmaterials; b++) {
+            if (!pm[b].present)
+                continue;
+            const ldem_pair_law *law = ldem_world_law(w, (uint32_t)a, (uint32_t)b);
+            double t = law->law == LDEM_LAW_LINEAR
+                           ? linear_time(pm[a].mass, law->kn)
+                           : rayleigh_time(pm[a].radius, w->materials[a].density, law->E,
+                                           law->nu);
+            dt = t < dt ? t : dt;
+        }
+    }
+    free(pm);
+    return dt;
+}

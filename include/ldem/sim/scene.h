@@ -29,6 +29,8 @@
 extern "C" {
 #endif
 
+/* Every `line` below is the item's line in the scene file, or 0 when it came from --set. */
+
 typedef struct ldem_scene_material {
     char *name;
     double E, nu, density, friction;
@@ -60,7 +62,9 @@ typedef struct ldem_scene_grain {
     ldem_vec3 x, v, omega;            /* position, velocity, angular velocity (world) */
     double q[4];                      /* orientation (w, x, y, z), normalized by the loader */
     int fixed;
-    long line;                        /* scene line (or TSV line) for messages */
+    long line;                        /* scene line (or TSV line) for messages; 0: --set */
+    uint32_t entry;                   /* index of the `grains` list entry it came from */
+    uint32_t source;                  /* 0: the scene file; k > 0: sources[k - 1] (a TSV) */
 } ldem_scene_grain;
 
 typedef struct ldem_scene_wall {
@@ -95,17 +99,19 @@ typedef struct ldem_scene {
     ldem_scene_grain *grains;
     size_t nwalls;
     ldem_scene_wall *walls;
+    size_t nsources;                  /* placement files (TSV) grains were read from */
+    char **sources;
 
     ldem_vec3 gravity;
     double damping_viscous, damping_local;
 
     int dt_mode;                      /* enum ldem_scene_dt */
     double dt;                        /* fixed step */
-    double dt_safety;                 /* auto: fraction of the critical step (default 0.1) */
+    double dt_safety;                 /* auto: fraction of the critical step (default 0.2) */
     double duration;                  /* run length in time (< 0: use steps) */
     uint64_t steps;                   /* run length in steps (when duration < 0) */
 
-    double skin;                      /* neighbour-list skin (default 0.1 × smallest radius) */
+    double skin;                      /* neighbour-list skin; < 0: 0.1 × smallest radius */
     int threads;                      /* 0: OpenMP default */
 
     /* outputs (paths relative to the output folder) */
@@ -127,7 +133,8 @@ int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *co
 /* Build the world: load bundles, create bodies and walls, resolve pair laws, choose dt
  * (LDEM_DT_AUTO: dt_safety × the smallest Hertz/linear contact period estimate over the
  * grains, see docs/scene.md), and refuse geometry that cannot run (grains overlapping a wall
- * by more than their radius, walls whose allowed regions do not intersect). */
+ * by more than their radius, walls whose allowed regions do not intersect). `w` need not be
+ * initialized; on failure it is left empty (nothing to free). */
 int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err);
 
 /* Total steps of the run (from duration or steps). */
