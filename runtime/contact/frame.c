@@ -47,6 +47,31 @@ ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
     return ldem_quat_renormalize(r, mode);
 }
 
+/* The twist of a rotation dq about the unit axis n: (w, (v·n) n) normalized, w ≥ 0. */
+static ldem_quat twist_about(ldem_quat dq, ldem_vec3 n)
+{
+    double along = dq.x * n.x + dq.y * n.y + dq.z * n.z;
+    double sign = dq.w < 0 ? -1.0 : 1.0;
+    return ldem_quat_normalize(
+        ldem_quat_make(sign * dq.w, sign * along * n.x, sign * along * n.y, sign * along * n.z));
+}
+
+ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat dq_j,
+                                          ldem_vec3 n_new)
+{
+    ldem_vec3 n0 = ldem_contact_frame_normal(q);
+    ldem_vec3 n1 = ldem_vec3_normalize(n_new);
+    ldem_quat ti = twist_about(dq_i, n0), tj = twist_about(dq_j, n0);
+    /* Mean of two rotations about one axis: the normalized sum halves the angle between them
+     * exactly (both have w ≥ 0, so they are on the same side). */
+    ldem_quat twist = ldem_quat_normalize(
+        ldem_quat_make(ti.w + tj.w, ti.x + tj.x, ti.y + tj.y, ti.z + tj.z));
+    ldem_vec3 axis = ldem_vec3_cross(n0, n1);
+    double cosine = ldem_vec3_dot(n0, n1);
+    ldem_quat swing = ldem_quat_normalize(ldem_quat_make(1 + cosine, axis.x, axis.y, axis.z));
+    return ldem_quat_normalize(ldem_quat_mul(swing, ldem_quat_mul(twist, q)));
+}
+
 void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2])
 {
     ldem_vec3 v = ldem_quat_to_contact(q, v_global);

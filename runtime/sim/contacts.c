@@ -1,2 +1,503 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* contacts.c — the persistent contact list: candidates from the broad phase (with a skin),
+ * their kinematics each step, and the contact laws.
+ *
+ * The list holds every candidate pair sorted by (i, j); a pair keeps its state (frame,
+ * Jäger stack, springs) for as long as it stays a candidate, and separated candidates cost
+ * one distance test per step. A refresh merges the new candidate keys with the old list in
+ * one pass, so surviving pairs keep their histories and the order never depends on threads.
+ *
+ * Kinematics (why finite, not linearized): the tangential move of a contact is the
+ * displacement of its two material points over the step, each moved by its body's actual
+ * rotation R_prev R_nowᵀ plus translation. A rigid tumble of a glued pair then gives zero
+ * relative displacement to round-off, which Kuhn's linear lever arms (Δθ × r) do not
+ * (ldem/contact/frame.h). The frame follows the exact new normal and the mean twirl.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ldem/contact/frame.h"
+#include "ldem/contact/hertz.h"
+#include "ldem/contact/linear.h"
+#include "ldem/sim/broadphase.h"
+#include "ldem/sim/narrowphase.h"
+#include "sim_internal.h"
+
+static uint64_t contact_key(const ldem_contact *c)
+{
+    return ldem_pair_key(c->i, c->j);
+}
+
+/* A fixed hash of the pair: the shard a contact's history lives in for its whole life. */
+static uint32_t shard_of(uint32_t i, uint32_t j)
+{
+    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 29;
+    return (uint32_t)(h & (LDEM_HISTORY_SHARDS - 1));
+}
+
+static uint32_t law_index(const ldem_world *w, uint32_t i, uint32_t j)
+{
+    uint32_t mi = w->bodies.material[i];
+    uint32_t mj = (j & LDEM_WALL_BIT) ? w->walls[j & ~LDEM_WALL_BIT].material
+                                      : w->bodies.material[j];
+    return (uint32_t)(mi * w->nmaterials + mj);
+}
+
+/* Distance from a body's centre to a wall's surface, on the body's side (negative behind). */
+static double wall_clearance(const ldem_wall *wl, ldem_vec3 x)
+{
+    ldem_wall_geom g = ldem_wall_pose(wl);
+    ldem_vec3 r = ldem_vec3_sub(x, g.point);
+    if (g.kind == LDEM_WALL_PLANE)
+        return ldem_vec3_dot(r, g.normal);
+    double rho = ldem_vec3_norm(ldem_vec3_reject(r, g.normal));
+    return g.inside ? g.radius - rho : rho - g.radius;
+}
+
+static int ensure_capacity(ldem_contact **a, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    ldem_contact *p = realloc(*a, c * sizeof *p);
+    if (!p)
+        return -1;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
+static void contact_new(const ldem_world *w, ldem_contact *c, uint32_t i, uint32_t j)
+{
+    memset(c, 0, sizeof *c);
+    c->i = i;
+    c->j = j;
+    c->law = law_index(w, i, j);
+    c->shard = shard_of(i, j);
+    c->frame = ldem_quat_identity();
+}
+
+/* Group the contact indices by shard (CSR), keeping list order inside each shard. */
+static int build_shards(ldem_world *w)
+{
+    ldem_step_work *k = w->work;
+    if (w->ncontacts > k->shard_list_capacity) {
+        uint32_t *p = realloc(k->shard_list, w->ncontacts * sizeof *p);
+        if (!p)
+            return -1;
+        k->shard_list = p;
+        k->shard_list_capacity = w->ncontacts;
+    }
+    uint32_t count[LDEM_HISTORY_SHARDS] = {0};
+    for (size_t c = 0; c < w->ncontacts; c++)
+        count[w->contacts[c].shard]++;
+    k->shard_start[0] = 0;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        k->shard_start[s + 1] = k->shard_start[s] + count[s];
+    uint32_t fill[LDEM_HISTORY_SHARDS];
+    memcpy(fill, k->shard_start, sizeof fill);
+    for (size_t c = 0; c < w->ncontacts; c++)
+        k->shard_list[fill[w->contacts[c].shard]++] = (uint32_t)c;
+    return 0;
+}
+
+int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
+{
+    ldem_step_work *k = w->work;
+    const ldem_bodies *b = &w->bodies;
+    int rc = ldem_broadphase_pairs(&k->bp, b->count, b->x, b->radius, w->skin, err);
+    if (rc)
+        return rc;
+
+    /* New candidate keys in sorted order: for each body i its body partners (from the broad
+     * phase, already sorted), then its walls (keys with the wall bit sort after them). */
+    size_t cap = k->bp.npairs + w->ncontacts + 16;
+    ldem_contact *next = malloc(cap * sizeof *next);
+    if (!next)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+    size_t n = 0, old = 0, p = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+        uint64_t cand_first = n;
+        for (; p < k->bp.npairs && ldem_pair_i(k->bp.pairs[p]) == i; p++) {
+            if (ensure_capacity(&next, &cap, n + 1))
+                goto nomem;
+            next[n++].j = ldem_pair_j(k->bp.pairs[p]);
+        }
+        for (uint32_t wi = 0; wi < w->nwalls; wi++)
+            if (wall_clearance(&w->walls[wi], b->x[i]) < b->radius[i] + w->skin) {
+                if (ensure_capacity(&next, &cap, n + 1))
+                    goto nomem;
+                next[n++].j = LDEM_WALL_BIT | wi;
+            }
+        /* merge with the old contacts of body i */
+        for (size_t c = cand_first; c < n; c++) {
+            uint64_t key = ldem_pair_key(i, next[c].j);
+            while (old < w->ncontacts && contact_key(&w->contacts[old]) < key) {
+                w->dissipated_contacts_released +=
+                    w->laws[w->contacts[old].law].law == LDEM_LAW_HERTZ_JAGER
+                        ? w->contacts[old].law_state.jager.dissipated
+                    : w->laws[w->contacts[old].law].law == LDEM_LAW_HERTZ_MINDLIN
+                        ? w->contacts[old].law_state.mindlin.dissipated
+                        : w->contacts[old].dissipated;
+                ldem_contact_release(w, &w->contacts[old]);
+                old++;
+            }
+            if (old < w->ncontacts && contact_key(&w->contacts[old]) == key)
+                next[c] = w->contacts[old++];
+            else
+                contact_new(w, &next[c], i, next[c].j);
+        }
+    }
+    for (; old < w->ncontacts; old++) {
+        ldem_contact *c = &w->contacts[old];
+        int law = w->laws[c->law].law;
+        w->dissipated_contacts_released += law == LDEM_LAW_HERTZ_JAGER ? c->law_state.jager.dissipated
+                                           : law == LDEM_LAW_HERTZ_MINDLIN
+                                               ? c->law_state.mindlin.dissipated
+                                               : c->dissipated;
+        ldem_contact_release(w, c);
+    }
+    free(w->contacts);
+    w->contacts = next;
+    w->ncontacts = n;
+    w->contacts_capacity = cap;
+    if (build_shards(w))
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+
+    memcpy(w->x_list, b->x, b->count * sizeof *b->x);
+    for (size_t wi = 0; wi < w->nwalls; wi++)
+        w->wall_disp_list[wi] = w->walls[wi].disp;
+    w->list_builds++;
+    return LDEM_OK;
+nomem:
+    /* The old list is intact up to `old` released entries: drop the half-built one. */
+    free(next);
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+}
+
+int ldem_contacts_need_refresh(const ldem_world *w)
+{
+    const ldem_bodies *b = &w->bodies;
+    double body2 = 0.0, wall = 0.0;
+    for (size_t i = 0; i < b->count; i++) {
+        double d2 = ldem_vec3_norm2(ldem_vec3_sub(b->x[i], w->x_list[i]));
+        if (d2 > body2)
+            body2 = d2;
+    }
+    for (size_t k = 0; k < w->nwalls; k++) {
+        double d = ldem_vec3_dist(w->walls[k].disp, w->wall_disp_list[k]);
+        if (d > wall)
+            wall = d;
+    }
+    double body = sqrt(body2), half = 0.5 * w->skin;
+    return body > half || body + wall > w->skin;
+}
+
+/* ---- one contact ---- */
+
+/* Displacement over the step of the material point of body b now at `at`. */
+static ldem_vec3 material_step(const ldem_bodies *b, uint32_t i, ldem_vec3 at)
+{
+    ldem_vec3 r = ldem_vec3_sub(at, b->x[i]);
+    ldem_vec3 r_prev = ldem_quat_rotate(b->q_prev[i], ldem_quat_rotate_inv(b->q[i], r));
+    return ldem_vec3_sub(at, ldem_vec3_add(b->x_prev[i], r_prev));
+}
+
+static ldem_vec3 party_step(const ldem_world *w, uint32_t j, ldem_vec3 at)
+{
+    if (j & LDEM_WALL_BIT) {
+        const ldem_wall *wl = &w->walls[j & ~LDEM_WALL_BIT];
+        return ldem_vec3_sub(wl->disp, wl->disp_prev);
+    }
+    return material_step(&w->bodies, j, at);
+}
+
+static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
+{
+    const ldem_shape *sh = &w->shapes[w->bodies.shape[i]];
+    ldem_ls_grain g = {&sh->lset, &sh->nodes, w->bodies.x[i], w->bodies.q[i],
+                       sh->bounding_radius};
+    return g;
+}
+
+/* Turn hits found with i and j swapped (j's nodes in sphere i) into hits of the pair (i, j):
+ * they are nodes of j, so side 1, and their normals point from i to j. */
+static void hits_swap_sides(ldem_hits *h)
+{
+    for (size_t k = 0; k < h->count; k++) {
+        h->hit[k].key = (h->hit[k].key & 0x7fffffffu) | 0x80000000u;
+        h->hit[k].normal = ldem_vec3_neg(h->hit[k].normal);
+    }
+}
+
+/* The contact's geometry: a patch, and for level-set pairs the penetrating nodes. */
+static int contact_geometry(const ldem_world *w, const ldem_contact *c, ldem_hits *h,
+                            ldem_patch *p, ldem_err *err)
+{
+    const ldem_bodies *b = &w->bodies;
+    uint32_t i = c->i, j = c->j & ~LDEM_WALL_BIT;
+    int rc = LDEM_OK;
+    h->count = 0;
+    if (c->j & LDEM_WALL_BIT) {
+        ldem_wall_geom g = ldem_wall_pose(&w->walls[j]);
+        if (b->kind[i] == LDEM_SHAPE_SPHERE) {
+            ldem_sphere_wall(b->x[i], b->radius[i], &g, p);
+            return LDEM_OK;
+        }
+        ldem_ls_grain a = ls_grain(w, i);
+        rc = ldem_ls_wall_hits(&a, &g, h, err);
+        if (!rc)
+            ldem_patch_from_wall_hits(&a, &g, h, p);
+        return rc;
+    }
+    int si = b->kind[i] == LDEM_SHAPE_SPHERE, sj = b->kind[j] == LDEM_SHAPE_SPHERE;
+    if (si && sj) {
+        ldem_sphere_sphere(b->x[i], b->radius[i], b->x[j], b->radius[j], p);
+        return LDEM_OK;
+    }
+    if (!si && !sj) {
+        ldem_ls_grain a = ls_grain(w, i), bb = ls_grain(w, j);
+        rc = ldem_ls_pair_hits(&a, &bb, h, err);
+        if (!rc)
+            ldem_patch_from_hits(&a, &bb, 0.0, h, p);
+        return rc;
+    }
+    if (!si) { /* level-set i, sphere j */
+        ldem_ls_grain a = ls_grain(w, i);
+        rc = ldem_ls_sphere_hits(&a, b->x[j], b->radius[j], h, err);
+        if (!rc)
+            ldem_patch_from_hits(&a, NULL, b->radius[j], h, p);
+        return rc;
+    }
+    /* sphere i, level-set j: compute from j's side, then turn the patch around */
+    ldem_ls_grain a = ls_grain(w, j);
+    rc = ldem_ls_sphere_hits(&a, b->x[i], b->radius[i], h, err);
+    if (rc)
+        return rc;
+    ldem_patch_from_hits(&a, NULL, b->radius[i], h, p);
+    hits_swap_sides(h);
+    p->normal = ldem_vec3_neg(p->normal);
+    double r1 = p->r1;
+    p->r1 = p->r2;
+    p->r2 = r1;
+    return LDEM_OK;
+}
+
+static void set_forces(const ldem_world *w, ldem_contact *c, ldem_vec3 fn, ldem_vec3 ft,
+                       ldem_vec3 at)
+{
+    ldem_vec3 f = ldem_vec3_add(fn, ft);
+    c->fn = fn;
+    c->ft = ft;
+    c->torque_i = ldem_vec3_cross(ldem_vec3_sub(at, w->bodies.x[c->i]), ldem_vec3_neg(f));
+    c->torque_j = (c->j & LDEM_WALL_BIT)
+                      ? ldem_vec3_zero()
+                      : ldem_vec3_cross(ldem_vec3_sub(at, w->bodies.x[c->j]), f);
+}
+
+static void clear_forces(ldem_contact *c)
+{
+    c->fn = c->ft = c->torque_i = c->torque_j = ldem_vec3_zero();
+    c->stored_normal = 0.0;
+}
+
+/* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
+static int hertz_contact(ldem_world *w, ldem_contact *c, const ldem_patch *p,
+                         const ldem_quat *dq)
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    double d1 = p->overlap;
+    int was_touching = c->overlap > 0.0;
+    if (d1 <= 0.0 && !was_touching) {
+        /* still apart: remember the gap so that a first touch inside the next step counts
+         * only its in-contact fraction of the tangential move */
+        c->overlap = d1;
+        if (law->law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.top)
+            c->law_state.jager.d = d1;
+        else if (law->law == LDEM_LAW_HERTZ_MINDLIN)
+            c->law_state.mindlin.d = d1;
+        clear_forces(c);
+        return LDEM_OK;
+    }
+    ldem_vec3 n = p->normal;
+    /* on separation the old constants serve the law's clearing step */
+    if (d1 > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
+        if (ldem_elastic_pair_init(&c->pair, law->E, law->nu, p->r1, p->r2, NULL))
+            return LDEM_ERR_INTERNAL;
+        c->r1 = p->r1;
+        c->r2 = p->r2;
+    }
+    ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, p->point),
+                                 material_step(&w->bodies, c->i, p->point));
+    if (!was_touching) {
+        c->frame = ldem_contact_frame_init(n);
+    } else {
+        ldem_quat dqj = (c->j & LDEM_WALL_BIT) ? ldem_quat_identity() : dq[c->j];
+        c->frame = ldem_contact_frame_follow_exact(c->frame, dq[c->i], dqj, n);
+    }
+    double ds[2], t[2] = {0.0, 0.0}, normal = 0.0;
+    ldem_contact_to_frame(c->frame, du, ds);
+    int rc = LDEM_OK;
+    if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
+        ldem_jager_params jp = {c->pair, law->mu, law->beta, w->track_energy != 0};
+        rc = ldem_jager_step(&jp, &w->pools[c->shard], &c->law_state.jager, d1, ds);
+        normal = c->law_state.jager.n;
+        t[0] = c->law_state.jager.t[0];
+        t[1] = c->law_state.jager.t[1];
+    } else if (law->law == LDEM_LAW_HERTZ_MINDLIN && law->mu > 0.0) {
+        ldem_mindlin_params mp = {c->pair, law->mu};
+        ldem_mindlin_step(&mp, &c->law_state.mindlin, d1, ds);
+        normal = c->law_state.mindlin.n;
+        t[0] = c->law_state.mindlin.t[0];
+        t[1] = c->law_state.mindlin.t[1];
+    } else {
+        normal = ldem_hertz_force(&c->pair, d1);
+    }
+    c->overlap = d1;
+    c->normal = n;
+    c->point = p->point;
+    c->npatch = p->nnodes;
+    if (d1 <= 0.0) {
+        clear_forces(c);
+        return rc;
+    }
+    /* the force on j: N along n, and the tangential force opposing j's slide over i */
+    double minus_t[2] = {-t[0], -t[1]};
+    set_forces(w, c, ldem_vec3_scale(n, normal), ldem_contact_from_frame(c->frame, minus_t, 0.0),
+               p->point);
+    c->stored_normal = 0.4 * normal * d1;
+    return rc;
+}
+
+/* Find the spring of `key` in the sorted old springs starting at *pos. */
+static const ldem_node_spring *spring_find(const ldem_node_spring *old, uint32_t n, uint32_t *pos,
+                                           uint32_t key)
+{
+    while (*pos < n && old[*pos].key < key)
+        (*pos)++;
+    return *pos < n && old[*pos].key == key ? &old[*pos] : NULL;
+}
+
+/* Kawamoto's node penalty: every penetrating node is its own spring pair. Analytic pairs act
+ * as a single node at the contact point. */
+static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_patch *p)
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    ldem_linear_params lp = {law->kn, law->ks, law->mu};
+    if (p->nnodes == 0 && h->count == 0 && p->overlap > 0.0) {
+        if (h->capacity < 1) {
+            ldem_node_hit *hit = realloc(h->hit, 8 * sizeof *hit);
+            if (!hit)
+                return LDEM_ERR_NOMEM;
+            h->hit = hit;
+            h->capacity = 8;
+        }
+        h->hit[0] = (ldem_node_hit){0, p->overlap, 0.0, p->point, p->normal};
+        h->count = 1;
+    }
+    ldem_node_spring *springs = NULL;
+    if (h->count) {
+        springs = malloc(h->count * sizeof *springs);
+        if (!springs)
+            return LDEM_ERR_NOMEM;
+    }
+    ldem_vec3 fn = ldem_vec3_zero(), ft = ldem_vec3_zero();
+    ldem_vec3 ti = ldem_vec3_zero(), tj = ldem_vec3_zero();
+    double stored = 0.0, deepest = 0.0;
+    uint32_t pos = 0;
+    int wall = (c->j & LDEM_WALL_BIT) != 0;
+    for (size_t k = 0; k < h->count; k++) {
+        const ldem_node_hit *hit = &h->hit[k];
+        const ldem_node_spring *old = spring_find(c->springs, c->nsprings, &pos, hit->key);
+        springs[k].key = hit->key;
+        for (int a = 0; a < 3; a++)
+            springs[k].xi[a] = old ? old->xi[a] : 0.0;
+        ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, hit->point),
+                                     material_step(&w->bodies, c->i, hit->point));
+        ldem_vec3 f_n, f_t;
+        ldem_vec3 f = ldem_linear_node_force(&lp, hit->depth, hit->normal, du, springs[k].xi,
+                                             &c->dissipated, &f_n, &f_t);
+        fn = ldem_vec3_add(fn, f_n);
+        ft = ldem_vec3_add(ft, f_t);
+        ti = ldem_vec3_add(ti, ldem_vec3_cross(ldem_vec3_sub(hit->point, w->bodies.x[c->i]),
+                                               ldem_vec3_neg(f)));
+        if (!wall)
+            tj = ldem_vec3_add(tj, ldem_vec3_cross(ldem_vec3_sub(hit->point, w->bodies.x[c->j]), f));
+        stored += 0.5 * law->kn * hit->depth * hit->depth;
+        if (hit->depth > deepest)
+            deepest = hit->depth;
+    }
+    free(c->springs);
+    c->springs = springs;
+    c->nsprings = c->springs_capacity = (uint32_t)h->count;
+    c->overlap = h->count ? (p->overlap > 0.0 ? p->overlap : deepest) : p->overlap;
+    c->normal = p->normal;
+    c->point = p->point;
+    c->npatch = (uint32_t)h->count;
+    c->fn = fn;
+    c->ft = ft;
+    c->torque_i = ti;
+    c->torque_j = tj;
+    c->stored_normal = stored;
+    return LDEM_OK;
+}
+
+static int contact_update(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_quat *dq,
+                          ldem_err *err)
+{
+    ldem_patch p;
+    memset(&p, 0, sizeof p);
+    int rc = contact_geometry(w, c, h, &p, err);
+    if (rc)
+        return rc;
+    if (w->laws[c->law].law == LDEM_LAW_LINEAR)
+        return linear_contact(w, c, h, &p);
+    return hertz_contact(w, c, &p, dq);
+}
+
+int ldem_contacts_update(ldem_world *w, ldem_err *err)
+{
+    ldem_step_work *k = w->work;
+    int failed = LDEM_OK;
+    ldem_err first;
+    ldem_err_clear(&first);
+    /* With the default thread count, threads only pay off beyond a few hundred candidates
+     * (below that the fork costs more); an explicit count is always honoured. */
+    int threads = w->threads > 0 || w->ncontacts >= 256 ? k->nthreads : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int s = 0; s < (int)LDEM_HISTORY_SHARDS; s++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        ldem_err e;
+        ldem_err_clear(&e);
+        for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
+            int rc = contact_update(w, &w->contacts[k->shard_list[q]], &k->hits[tid],
+                                    k->dq, &e);
+            if (rc) {
+#pragma omp critical(ldem_contacts_error)
+                if (!failed) {
+                    failed = rc;
+                    first = e;
+                    if (!first.code)
+                        ldem_err_set(&first, rc, NULL, 0, "contact %u-%u: %s",
+                                     w->contacts[k->shard_list[q]].i,
+                                     w->contacts[k->shard_list[q]].j, ldem_status_name(rc));
+                }
+                break;
+            }
+        }
+    }
+    if (failed && err)
+        *err = first;
+    return failed;
+}

@@ -155,7 +155,7 @@ void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *in
 {
     /* Each iteration touches only body i: any schedule gives the same bits. */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 2048)
 #endif
     for (size_t i = 0; i < n; i++) {
         if (flags[i] & LDEM_BODY_FIXED) {
@@ -173,7 +173,7 @@ void ldem_integrate_second_half(size_t n, const uint32_t *flags, const double *i
                                 const ldem_vec3 *force, const ldem_vec3 *torque, double dt)
 {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= 2048)
 #endif
     for (size_t i = 0; i < n; i++) {
         if (flags[i] & LDEM_BODY_FIXED)

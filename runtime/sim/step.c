@@ -1,2 +1,346 @@
-/* placeholder: being written */
-typedef int placeholder_unused_;
+/* step.c — one time step of the world (ldem/sim/step.h) and the energy measurements. */
+#include "ldem/sim/step.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ldem/contact/jager.h"
+#include "ldem/contact/mindlin.h"
+#include "ldem/sim/integrate.h"
+#include "sim_internal.h"
+
+void ldem_step_work_free(struct ldem_step_work *k)
+{
+    if (!k)
+        return;
+    ldem_broadphase_free(&k->bp);
+    free(k->shard_list);
+    for (int t = 0; t < k->nthreads; t++)
+        ldem_hits_free(&k->hits[t]);
+    free(k->hits);
+    free(k->dq);
+    free(k);
+}
+
+static int ensure_work(ldem_world *w, ldem_err *err)
+{
+    if (!w->work) {
+        ldem_step_work *k = calloc(1, sizeof *k);
+        if (!k)
+            goto nomem;
+        int threads = w->threads;
+#ifdef _OPENMP
+        if (threads <= 0)
+            threads = omp_get_max_threads();
+#else
+        threads = 1;
+#endif
+        if (threads < 1)
+            threads = 1;
+        k->nthreads = threads;
+        k->hits = calloc((size_t)threads, sizeof *k->hits);
+        w->work = k;
+        if (!k->hits)
+            goto nomem;
+    }
+    ldem_step_work *k = w->work;
+    size_t n = w->bodies.count;
+    if (k->dq_capacity < n || !k->dq) {
+        ldem_quat *d = realloc(k->dq, (n ? n : 1) * sizeof *d);
+        if (!d)
+            goto nomem;
+        k->dq = d;
+        k->dq_capacity = n;
+    }
+    if (!w->x_list) {
+        w->x_list = calloc(n ? n : 1, sizeof *w->x_list);
+        w->wall_disp_list = calloc(w->nwalls ? w->nwalls : 1, sizeof *w->wall_disp_list);
+        if (!w->x_list || !w->wall_disp_list)
+            goto nomem;
+    }
+    return LDEM_OK;
+nomem:
+    return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for the time step");
+}
+
+/* Rotation of each body over the step, q ⊗ q_prevᵀ (world). */
+static void rotation_increments(ldem_world *w)
+{
+    const ldem_bodies *b = &w->bodies;
+    ldem_quat *dq = w->work->dq;
+    for (size_t i = 0; i < b->count; i++)
+        dq[i] = ldem_quat_mul(b->q[i], ldem_quat_conj(b->q_prev[i]));
+}
+
+/* Sum the contact forces onto bodies and walls in list order (fixed order: bitwise the same
+ * for any thread count), add gravity and damping, and book the work of walls and damping. */
+static void reduce_forces(ldem_world *w, int book_work)
+{
+    ldem_bodies *b = &w->bodies;
+    for (size_t i = 0; i < b->count; i++) {
+        b->force[i] = ldem_vec3_scale(w->gravity, b->mass[i]);
+        b->torque[i] = ldem_vec3_zero();
+    }
+    ldem_vec3 *old_wall_force = NULL;
+    if (book_work && w->nwalls) {
+        old_wall_force = malloc(w->nwalls * sizeof *old_wall_force);
+        for (size_t k = 0; old_wall_force && k < w->nwalls; k++)
+            old_wall_force[k] = w->walls[k].force;
+    }
+    for (size_t k = 0; k < w->nwalls; k++)
+        w->walls[k].force = ldem_vec3_zero();
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_contact *c = &w->contacts[k];
+        if (c->overlap <= 0.0 && c->nsprings == 0)
+            continue;
+        ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
+        b->force[c->i] = ldem_vec3_sub(b->force[c->i], f);
+        b->torque[c->i] = ldem_vec3_add(b->torque[c->i], c->torque_i);
+        if (c->j & LDEM_WALL_BIT) {
+            ldem_wall *wl = &w->walls[c->j & ~LDEM_WALL_BIT];
+            wl->force = ldem_vec3_add(wl->force, f);
+        } else {
+            b->force[c->j] = ldem_vec3_add(b->force[c->j], f);
+            b->torque[c->j] = ldem_vec3_add(b->torque[c->j], c->torque_j);
+        }
+    }
+    /* Work of the walls on the grains over the step (trapezoid in the force, which the
+     * grains exert on the wall, hence the sign). */
+    if (old_wall_force) {
+        for (size_t k = 0; k < w->nwalls; k++) {
+            ldem_wall *wl = &w->walls[k];
+            ldem_vec3 dd = ldem_vec3_sub(wl->disp, wl->disp_prev);
+            double work = -0.5 * ldem_vec3_dot(ldem_vec3_add(old_wall_force[k], wl->force), dd);
+            wl->work += work;
+            w->work_walls += work;
+        }
+        free(old_wall_force);
+    }
+    /* Damping acts on the velocities of the half step (LAMMPS and YADE do the same). */
+    if (w->damping_viscous > 0.0 || w->damping_local > 0.0) {
+        double power = 0.0;
+        for (size_t i = 0; i < b->count; i++) {
+            if (b->flags[i] & LDEM_BODY_FIXED)
+                continue;
+            ldem_vec3 omega = ldem_bodies_omega(b, i);
+            ldem_vec3 f = b->force[i], t = b->torque[i];
+            if (w->damping_viscous > 0.0) {
+                ldem_vec3 fv = ldem_vec3_scale(b->v[i], -w->damping_viscous * b->mass[i]);
+                ldem_vec3 tv = ldem_vec3_scale(ldem_quat_rotate(b->q[i], b->L[i]),
+                                               -w->damping_viscous);
+                f = ldem_vec3_add(f, fv);
+                t = ldem_vec3_add(t, tv);
+            }
+            if (w->damping_local > 0.0) {
+                f = ldem_damp_local(f, b->v[i], w->damping_local);
+                t = ldem_damp_local(t, omega, w->damping_local);
+            }
+            power -= ldem_vec3_dot(ldem_vec3_sub(f, b->force[i]), b->v[i]) +
+                     ldem_vec3_dot(ldem_vec3_sub(t, b->torque[i]), omega);
+            b->force[i] = f;
+            b->torque[i] = t;
+        }
+        if (book_work)
+            w->work_damping += power * w->dt;
+    }
+}
+
+static double potential(const ldem_world *w)
+{
+    const ldem_bodies *b = &w->bodies;
+    double e = 0.0;
+    for (size_t i = 0; i < b->count; i++)
+        if (!(b->flags[i] & LDEM_BODY_FIXED))
+            e -= b->mass[i] * ldem_vec3_dot(w->gravity, b->x[i]);
+    return e;
+}
+
+int ldem_world_prepare(ldem_world *w, ldem_err *err)
+{
+    int rc = ensure_work(w, err);
+    if (rc)
+        return rc;
+    if (!w->pools[0].capacity && (rc = ldem_world_init_pools(w, err)))
+        return rc;
+    ldem_bodies *b = &w->bodies;
+    memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
+    memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
+    for (size_t k = 0; k < w->nwalls; k++)
+        w->walls[k].disp_prev = w->walls[k].disp;
+    if ((rc = ldem_contacts_refresh(w, err)))
+        return rc;
+    for (size_t i = 0; i < b->count; i++)
+        w->work->dq[i] = ldem_quat_identity();
+    if ((rc = ldem_contacts_update(w, err)))
+        return rc;
+    reduce_forces(w, 0);
+    ldem_walls_servo(w);
+    w->potential0 = potential(w);
+    ldem_probe_row row;
+    w->e_initial = 0.0;
+    ldem_world_measure(w, &row);
+    w->e_initial = row.kinetic + row.potential + row.stored_normal + row.stored_tangential;
+    return LDEM_OK;
+}
+
+/* Prepare the scratch of a world restored from a checkpoint (no force evaluation: the
+ * checkpoint carries the forces of its last step). */
+static int resume_work(ldem_world *w, ldem_err *err)
+{
+    int rc = ensure_work(w, err);
+    if (rc)
+        return rc;
+    /* shard lists of the restored contact list */
+    ldem_step_work *k = w->work;
+    if (w->ncontacts > k->shard_list_capacity) {
+        uint32_t *p = realloc(k->shard_list, w->ncontacts * sizeof *p);
+        if (!p)
+            return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+        k->shard_list = p;
+        k->shard_list_capacity = w->ncontacts;
+    }
+    uint32_t count[LDEM_HISTORY_SHARDS] = {0}, fill[LDEM_HISTORY_SHARDS];
+    for (size_t c = 0; c < w->ncontacts; c++)
+        count[w->contacts[c].shard]++;
+    k->shard_start[0] = 0;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        k->shard_start[s + 1] = k->shard_start[s] + count[s];
+    memcpy(fill, k->shard_start, sizeof fill);
+    for (size_t c = 0; c < w->ncontacts; c++)
+        k->shard_list[fill[w->contacts[c].shard]++] = (uint32_t)c;
+    return LDEM_OK;
+}
+
+/* Give memory back from shards whose pools are mostly free (after a burst of long
+ * histories): the shard's Jäger heads are gathered, the pool compacted, the heads put back.
+ * Only indices change, never values, so this cannot alter a trajectory. */
+static int compact_pools(ldem_world *w, ldem_err *err)
+{
+    const ldem_step_work *k = w->work;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++) {
+        if (!ldem_history_pool_should_compact(&w->pools[s]))
+            continue;
+        uint32_t n = k->shard_start[s + 1] - k->shard_start[s];
+        uint32_t *heads = malloc((n ? n : 1) * sizeof *heads);
+        if (!heads)
+            return LDEM_OK; /* compaction is an optimization: skip it when memory is short */
+        uint32_t m = 0;
+        for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
+            const ldem_contact *c = &w->contacts[k->shard_list[q]];
+            if (w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER)
+                heads[m++] = c->law_state.jager.top;
+        }
+        int rc = ldem_history_pool_compact(&w->pools[s], heads, m, sizeof *heads, err);
+        m = 0;
+        for (uint32_t q = k->shard_start[s]; rc == LDEM_OK && q < k->shard_start[s + 1]; q++) {
+            ldem_contact *c = &w->contacts[k->shard_list[q]];
+            if (w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER)
+                c->law_state.jager.top = heads[m++];
+        }
+        free(heads);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+int ldem_world_step(ldem_world *w, ldem_err *err)
+{
+    int rc;
+    if (!w->work || !w->work->shard_list) {
+        if ((rc = resume_work(w, err)))
+            return rc;
+    }
+    ldem_bodies *b = &w->bodies;
+    const double dt = w->dt;
+    ldem_integrate_first_half(b->count, b->flags, b->inv_mass, b->inertia, b->x, b->v, b->q,
+                              b->L, b->force, b->torque, dt);
+    ldem_walls_advance(w, w->t + dt, dt);
+    w->t += dt;
+    w->step++;
+    rotation_increments(w);
+    if (ldem_contacts_need_refresh(w) && (rc = ldem_contacts_refresh(w, err)))
+        return rc;
+    if ((rc = ldem_contacts_update(w, err)))
+        return rc;
+    reduce_forces(w, 1);
+    ldem_integrate_second_half(b->count, b->flags, b->inv_mass, b->v, b->q, b->L, b->force,
+                               b->torque, dt);
+    ldem_walls_servo(w);
+    memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
+    memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
+    return compact_pools(w, err);
+}
+
+void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
+{
+    const ldem_bodies *b = &w->bodies;
+    memset(r, 0, sizeof *r);
+    r->t = w->t;
+    r->step = w->step;
+    for (size_t i = 0; i < b->count; i++) {
+        if (b->flags[i] & LDEM_BODY_FIXED)
+            continue;
+        r->kinetic += 0.5 * b->mass[i] * ldem_vec3_norm2(b->v[i]) +
+                      ldem_rotor_energy(b->L[i], b->inertia[i]);
+    }
+    r->potential = potential(w) - w->potential0;
+    double dissipated = w->dissipated_contacts_released;
+    uint64_t jager_touching = 0, jager_cells = 0;
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_contact *c = &w->contacts[k];
+        const ldem_pair_law *law = &w->laws[c->law];
+        switch (law->law) {
+        case LDEM_LAW_HERTZ_JAGER:
+            dissipated += c->law_state.jager.dissipated;
+            if (c->overlap > 0.0 && law->mu > 0.0) {
+                ldem_jager_params jp = {c->pair, law->mu, law->beta, false};
+                r->stored_tangential +=
+                    ldem_jager_stored_energy(&jp, &w->pools[c->shard], &c->law_state.jager);
+                jager_touching++;
+                jager_cells += c->law_state.jager.length;
+            }
+            break;
+        case LDEM_LAW_HERTZ_MINDLIN:
+            dissipated += c->law_state.mindlin.dissipated;
+            if (c->overlap > 0.0 && law->mu > 0.0) {
+                ldem_mindlin_params mp = {c->pair, law->mu};
+                r->stored_tangential += ldem_mindlin_stored_energy(&mp, &c->law_state.mindlin);
+            }
+            break;
+        case LDEM_LAW_LINEAR:
+            dissipated += c->dissipated;
+            for (uint32_t s = 0; s < c->nsprings; s++)
+                r->stored_tangential += 0.5 * law->ks *
+                                        (c->springs[s].xi[0] * c->springs[s].xi[0] +
+                                         c->springs[s].xi[1] * c->springs[s].xi[1] +
+                                         c->springs[s].xi[2] * c->springs[s].xi[2]);
+            break;
+        default:
+            break;
+        }
+        if (c->overlap > 0.0 || c->nsprings) {
+            r->stored_normal += c->stored_normal;
+            r->contacts++;
+        }
+    }
+    r->dissipated = dissipated;
+    r->damped = w->work_damping;
+    r->work_walls = w->work_walls;
+    double total = r->kinetic + r->potential + r->stored_normal + r->stored_tangential;
+    double scale = fabs(w->e_initial);
+    double magnitudes[] = {r->kinetic, fabs(r->potential), r->stored_normal,
+                           r->stored_tangential, r->dissipated, r->damped, fabs(r->work_walls)};
+    for (size_t k = 0; k < sizeof magnitudes / sizeof *magnitudes; k++)
+        if (magnitudes[k] > scale)
+            scale = magnitudes[k];
+    double imbalance = total + r->dissipated + r->damped - r->work_walls - w->e_initial;
+    r->balance_error = scale > 0.0 ? imbalance / scale : 0.0;
+    r->mean_history = jager_touching ? (double)jager_cells / (double)jager_touching : 0.0;
+    r->history_bytes = ldem_world_history_bytes(w);
+    r->history_cells = ldem_world_history_cells(w);
+}

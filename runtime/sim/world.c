@@ -1,6 +1,8 @@
 /* world.c — allocation and release of the world's state (ldem/sim/world.h). */
 #include "ldem/sim/world.h"
 
+#include "sim_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,13 +77,14 @@ void ldem_world_free(ldem_world *w)
     free(w->walls);
     free(w->x_list);
     free(w->wall_disp_list);
+    ldem_step_work_free(w->work);
     memset(w, 0, sizeof *w);
 }
 
 /* realloc that zeroes the new tail, so a grown body starts from rest with nothing set. */
 static int grow(void **p, size_t old_n, size_t new_n, size_t size)
 {
-    void *q = realloc(*p, new_n * size ? new_n * size : 1);
+    void *q = realloc(*p, new_n > 0 ? new_n * size : 1);
     if (!q)
         return -1;
     if (new_n > old_n)

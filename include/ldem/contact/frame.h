@@ -53,6 +53,15 @@ ldem_quat ldem_contact_frame_rotate(ldem_quat q, double twirl, ldem_vec3 tilt,
 ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
                                     enum ldem_quat_renorm mode);
 
+/* The same with the bodies' rotation increments given as unit quaternions dq_i, dq_j (each
+ * q_now ⊗ q_prevᵀ; identity for a wall): each increment is split into its twist about the old
+ * normal and a swing (the swing–twist decomposition), the frame turns by the mean of the two
+ * twists and then by the shortest rotation onto n_new. For a rigidly moving pair this is
+ * exactly the pair's rotation, whatever its size (the first-order twirl of eq. 17 lags by
+ * θ³/12 a step), so a tumbling glued contact carries its force along to round-off. */
+ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat dq_j,
+                                          ldem_vec3 n_new);
+
 /* Eqs. 18–19: global vector → tangential components (x, y) in the frame. */
 void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2]);
 /* Eq. 20: tangential components in the frame plus a normal component → global vector. */

@@ -35,13 +35,23 @@ typedef struct ldem_broadphase {
     size_t pairs_capacity;
     uint64_t *pairs;          /* result: (uint64)i << 32 | j, sorted ascending */
     size_t npairs;
+    /* Private work space, and statistics of the last call. */
+    struct ldem_broadphase_work *work;
+    size_t ncells;            /* cells of the dense grid, or occupied cells when hashed */
+    int hashed;               /* 1 when the grid was too large and occupied cells were hashed */
 } ldem_broadphase;
 
 void ldem_broadphase_free(ldem_broadphase *bp);
 
 /* Find all candidate pairs among n bodies with centres x and bounding radii r (r ≥ 0, all
  * finite). On success bp->pairs holds bp->npairs keys. Errors: LDEM_ERR_NOMEM,
- * LDEM_ERR_INPUT for non-finite positions (naming the body). */
+ * LDEM_ERR_INPUT for non-finite positions or bad radii (naming the body) and for a negative
+ * or non-finite skin.
+ *
+ * The test, evaluated exactly in this order (so a brute force written the same way agrees
+ * bit for bit): dx = x_j − x_i (each axis; the sign does not matter), d² = (dx·dx + dy·dy) +
+ * dz·dz, c = (r_i + r_j) + skin, candidate iff d² < c·c. Serial (no OpenMP), so the list
+ * depends only on the input values. */
 int ldem_broadphase_pairs(ldem_broadphase *bp, size_t n, const ldem_vec3 *x, const double *r,
                           double skin, ldem_err *err);
 

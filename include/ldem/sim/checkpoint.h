@@ -28,11 +28,18 @@ typedef struct ldem_checkpoint_extra {
     double *frame_times;      /* nframes; owned by the caller on save, malloc'd on load */
 } ldem_checkpoint_extra;
 
-/* Write atomically (temporary name + rename). */
+/* Write atomically (temporary name + rename). `x` may be NULL (no frames). A contact whose
+ * Jäger stack does not hold `length` cells is LDEM_ERR_INTERNAL, found before writing. */
 int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
                          ldem_err *err);
-/* Restore into `w`, built from the same scene. Mismatched counts or a damaged file are
- * LDEM_ERR_INPUT naming the file; `w` is then unusable (free it). */
+/* Restore into `w`, built from the same scene (its existing contacts, if any, are released
+ * and replaced; its pools are rebuilt with the saved capacities; the step's scratch w->work
+ * is dropped, so the next ldem_world_step rebuilds it; do not call ldem_world_prepare). Mismatched counts, another
+ * scene (checksum of the static description) or a damaged file are LDEM_ERR_INPUT naming the
+ * file; the whole file is validated before `w` is touched, so `w` is then unchanged. Only
+ * LDEM_ERR_NOMEM during the restore leaves `w` unusable (free it). `x` may be NULL (frame
+ * times skipped); otherwise x->frame_times is overwritten with a malloc'd array (NULL when
+ * there are no frames) that the caller frees. */
 int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
                          ldem_err *err);
 

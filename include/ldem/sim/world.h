@@ -172,6 +172,11 @@ typedef struct ldem_contact {
     double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
     double r1, r2;           /* radii of curvature used for Hertz (r2 = INFINITY: flat) */
     ldem_vec3 fn, ft;        /* normal and tangential force on j (world) */
+    ldem_vec3 torque_i;      /* torque on i about its centre (node laws: Σ over nodes) */
+    ldem_vec3 torque_j;      /* torque on j about its centre (zero for walls) */
+    ldem_elastic_pair pair;  /* Hertz constants for r1, r2 (recomputed when they change) */
+    double stored_normal;    /* normal elastic energy at the last step */
+    double dissipated;       /* linear law: cumulative frictional work */
     union {
         ldem_jager_contact jager;
         ldem_mindlin_contact mindlin;
@@ -216,11 +221,16 @@ typedef struct ldem_world {
 
     /* energy bookkeeping (probes) */
     double e_initial;        /* total energy at step 0, for the balance error */
+    double potential0;       /* gravitational potential −Σ m g·x at step 0 (probes report
+                              * the potential relative to it) */
     double work_walls;       /* Σ work of walls on grains */
     double work_damping;     /* energy removed by global and local damping (≥ 0) */
     double dissipated_contacts_released; /* frictional work of contacts that were dropped */
 
     int threads;             /* OpenMP threads (0: default) */
+    int track_energy;        /* Jäger dissipation bookkeeping (a Gauss rule per slipped leg) */
+
+    struct ldem_step_work *work;  /* step.c's scratch (shard lists, per-thread buffers) */
 } ldem_world;
 
 /* All zero: no materials, bodies, walls or contacts; history pools not yet allocated. */

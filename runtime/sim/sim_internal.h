@@ -1,0 +1,50 @@
+/* sim_internal.h — functions the step driver shares with walls.c and contacts.c (private to
+ * runtime/sim; the public interface is ldem/sim/step.h). */
+#ifndef LDEM_SIM_INTERNAL_H
+#define LDEM_SIM_INTERNAL_H
+
+#include "ldem/sim/broadphase.h"
+#include "ldem/sim/narrowphase.h"
+#include "ldem/sim/world.h"
+
+/* Scratch the step keeps between calls: the broad phase's buffers, the contact indices of
+ * each history shard (CSR, rebuilt with the list), per-thread hit buffers for level-set
+ * pairs, and per-body rotation increments. */
+typedef struct ldem_step_work {
+    ldem_broadphase bp;
+    uint32_t shard_start[LDEM_HISTORY_SHARDS + 1];
+    uint32_t *shard_list;          /* contact indices grouped by shard, in list order */
+    size_t shard_list_capacity;
+    int nthreads;
+    ldem_hits *hits;               /* one buffer per thread */
+    ldem_quat *dq;                 /* rotation of each body over the step: q ⊗ q_prevᵀ */
+    size_t dq_capacity;
+    int status;                    /* first failure inside a parallel region */
+} ldem_step_work;
+
+void ldem_step_work_free(struct ldem_step_work *k);
+
+/* ---- walls.c ---- */
+
+/* The wall where it is now (origin + displacement). */
+ldem_wall_geom ldem_wall_pose(const ldem_wall *wl);
+/* Move every wall from t to t + dt: velocity drives integrate, ramps interpolate (velocity
+ * becomes the ramp's slope over the step), servo walls move with the velocity the last
+ * servo update chose. Records disp_prev. */
+void ldem_walls_advance(ldem_world *w, double t_new, double dt);
+/* After the forces of a step: servo walls choose their velocity for the next step. */
+void ldem_walls_servo(ldem_world *w);
+
+/* ---- contacts.c ---- */
+
+/* Bring the candidate list up to date with the bodies' and walls' positions (broad phase,
+ * wall candidates, merge keeping the states of surviving pairs, shard lists). */
+int ldem_contacts_refresh(ldem_world *w, ldem_err *err);
+/* True when some body or wall moved far enough since the last refresh that a pair may have
+ * come within touching distance unseen. */
+int ldem_contacts_need_refresh(const ldem_world *w);
+/* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
+ * and torques. */
+int ldem_contacts_update(ldem_world *w, ldem_err *err);
+
+#endif
