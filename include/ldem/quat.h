@@ -9,10 +9,13 @@
  * the contact normal is the local z-axis (axis 3); the tangential plane is spanned by the
  * local x and y axes, in which the Jäger algorithm works with two-component vectors.
  *
- * All functions are pure and infallible.
+ * All functions are pure and infallible; the small ones the contact loop calls per step are
+ * static inline.
  */
 #ifndef LDEM_QUAT_H
 #define LDEM_QUAT_H
+
+#include <math.h>
 
 #include "ldem/vec3.h"
 
@@ -36,22 +39,60 @@ enum ldem_quat_renorm {
     LDEM_QUAT_RENORM_KATZ    /* q·(3 − q·q)/2: one Newton step for 1/√(q·q), no sqrt/divide */
 };
 
-ldem_quat ldem_quat_make(double w, double x, double y, double z);
-ldem_quat ldem_quat_identity(void);
+static inline ldem_quat ldem_quat_make(double w, double x, double y, double z)
+{
+    ldem_quat q = {w, x, y, z};
+    return q;
+}
+static inline ldem_quat ldem_quat_identity(void)
+{
+    return ldem_quat_make(1.0, 0.0, 0.0, 0.0);
+}
 
 /* Hamilton product p ⊗ q. */
-ldem_quat ldem_quat_mul(ldem_quat p, ldem_quat q);
+static inline ldem_quat ldem_quat_mul(ldem_quat p, ldem_quat q)
+{
+    return ldem_quat_make(p.w * q.w - p.x * q.x - p.y * q.y - p.z * q.z,
+                          p.w * q.x + p.x * q.w + p.y * q.z - p.z * q.y,
+                          p.w * q.y - p.x * q.z + p.y * q.w + p.z * q.x,
+                          p.w * q.z + p.x * q.y - p.y * q.x + p.z * q.w);
+}
 /* q* = (w, −x, −y, −z); the inverse of a unit quaternion. */
-ldem_quat ldem_quat_conj(ldem_quat q);
-double ldem_quat_dot(ldem_quat p, ldem_quat q);
-double ldem_quat_norm(ldem_quat q);
+static inline ldem_quat ldem_quat_conj(ldem_quat q)
+{
+    return ldem_quat_make(q.w, -q.x, -q.y, -q.z);
+}
+static inline double ldem_quat_dot(ldem_quat p, ldem_quat q)
+{
+    return p.w * q.w + p.x * q.x + p.y * q.y + p.z * q.z;
+}
+static inline double ldem_quat_norm(ldem_quat q)
+{
+    return sqrt(ldem_quat_dot(q, q));
+}
+
 /* q/|q|; the zero quaternion maps to the identity (no rotation rather than NaN). */
-ldem_quat ldem_quat_normalize(ldem_quat q);
+static inline ldem_quat ldem_quat_normalize(ldem_quat q)
+{
+    double n = ldem_quat_norm(q);
+    if (!(n > 0.0))
+        return ldem_quat_identity();
+    double s = 1.0 / n;
+    return ldem_quat_make(s * q.w, s * q.x, s * q.y, s * q.z);
+}
 
 /* q v q*: local → global for an orientation q. q must be unit. */
-ldem_vec3 ldem_quat_rotate(ldem_quat q, ldem_vec3 v);
+static inline ldem_vec3 ldem_quat_rotate(ldem_quat q, ldem_vec3 v)
+{
+    ldem_vec3 u = ldem_vec3_make(q.x, q.y, q.z);
+    ldem_vec3 t = ldem_vec3_scale(ldem_vec3_cross(u, v), 2.0);
+    return ldem_vec3_add(ldem_vec3_axpy(q.w, t, v), ldem_vec3_cross(u, t));
+}
 /* q* v q, the inverse rotation: global → local. q must be unit. */
-ldem_vec3 ldem_quat_rotate_inv(ldem_quat q, ldem_vec3 v);
+static inline ldem_vec3 ldem_quat_rotate_inv(ldem_quat q, ldem_vec3 v)
+{
+    return ldem_quat_rotate(ldem_quat_conj(q), v);
+}
 
 /* The rotation matrix R with R v = q v q*. q must be unit. */
 ldem_mat3 ldem_quat_to_mat3(ldem_quat q);

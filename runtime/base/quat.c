@@ -4,17 +4,6 @@
 
 #include <math.h>
 
-ldem_quat ldem_quat_make(double w, double x, double y, double z)
-{
-    ldem_quat q = {w, x, y, z};
-    return q;
-}
-
-ldem_quat ldem_quat_identity(void)
-{
-    return ldem_quat_make(1.0, 0.0, 0.0, 0.0);
-}
-
 static ldem_vec3 quat_vec(ldem_quat q)
 {
     return ldem_vec3_make(q.x, q.y, q.z);
@@ -23,49 +12,6 @@ static ldem_vec3 quat_vec(ldem_quat q)
 static ldem_quat quat_scale(ldem_quat q, double s)
 {
     return ldem_quat_make(s * q.w, s * q.x, s * q.y, s * q.z);
-}
-
-ldem_quat ldem_quat_mul(ldem_quat p, ldem_quat q)
-{
-    return ldem_quat_make(p.w * q.w - p.x * q.x - p.y * q.y - p.z * q.z,
-                          p.w * q.x + p.x * q.w + p.y * q.z - p.z * q.y,
-                          p.w * q.y - p.x * q.z + p.y * q.w + p.z * q.x,
-                          p.w * q.z + p.x * q.y - p.y * q.x + p.z * q.w);
-}
-
-ldem_quat ldem_quat_conj(ldem_quat q)
-{
-    return ldem_quat_make(q.w, -q.x, -q.y, -q.z);
-}
-
-double ldem_quat_dot(ldem_quat p, ldem_quat q)
-{
-    return p.w * q.w + p.x * q.x + p.y * q.y + p.z * q.z;
-}
-
-double ldem_quat_norm(ldem_quat q)
-{
-    return sqrt(ldem_quat_dot(q, q));
-}
-
-ldem_quat ldem_quat_normalize(ldem_quat q)
-{
-    double n = ldem_quat_norm(q);
-    return n > 0.0 ? quat_scale(q, 1.0 / n) : ldem_quat_identity();
-}
-
-/* q v q* expanded for a unit q with vector part u: with t = 2 u×v,
- * v' = v + w t + u×t. Two cross products instead of two full quaternion products. */
-ldem_vec3 ldem_quat_rotate(ldem_quat q, ldem_vec3 v)
-{
-    ldem_vec3 u = quat_vec(q);
-    ldem_vec3 t = ldem_vec3_scale(ldem_vec3_cross(u, v), 2.0);
-    return ldem_vec3_add(ldem_vec3_axpy(q.w, t, v), ldem_vec3_cross(u, t));
-}
-
-ldem_vec3 ldem_quat_rotate_inv(ldem_quat q, ldem_vec3 v)
-{
-    return ldem_quat_rotate(ldem_quat_conj(q), v);
 }
 
 ldem_mat3 ldem_quat_to_mat3(ldem_quat q)

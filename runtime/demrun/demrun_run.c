@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "demrun.h"
 #include "ldem/err.h"
@@ -145,8 +148,8 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
 
 int demrun_run(const demrun_options *o)
 {
-    if (o->quiet)
-        ldem_log_set_level(LDEM_LOG_ERROR);
+    /* A run reports what it is doing and how it ended (one line each) unless -q. */
+    ldem_log_set_level(o->quiet ? LDEM_LOG_ERROR : LDEM_LOG_INFO);
     run r;
     memset(&r, 0, sizeof r);
     ldem_scene_init(&r.scene);
@@ -158,9 +161,13 @@ int demrun_run(const demrun_options *o)
     if (!rc)
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     if (!rc) {
-        r.world.track_energy = 1;
         if (o->threads)
             r.world.threads = o->threads;
+#ifdef _OPENMP
+        /* every parallel loop (bodies too, not only contacts) uses the chosen count */
+        if (r.world.threads > 0)
+            omp_set_num_threads(r.world.threads);
+#endif
         r.dir = o->out_dir ? o->out_dir : r.scene.out_dir ? r.scene.out_dir : "out";
         summary(&r, o->scene);
         if (o->check)

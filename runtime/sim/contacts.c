@@ -203,11 +203,13 @@ int ldem_contacts_need_refresh(const ldem_world *w)
 
 /* ---- one contact ---- */
 
-/* Displacement over the step of the material point of body b now at `at`. */
-static ldem_vec3 material_step(const ldem_bodies *b, uint32_t i, ldem_vec3 at)
+/* Displacement over the step of the material point of body i now at `at`: its lever arm
+ * r is turned back by the body's rotation over the step, dq = q q_prevᵀ (one rotation). */
+static ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at)
 {
+    const ldem_bodies *b = &w->bodies;
     ldem_vec3 r = ldem_vec3_sub(at, b->x[i]);
-    ldem_vec3 r_prev = ldem_quat_rotate(b->q_prev[i], ldem_quat_rotate_inv(b->q[i], r));
+    ldem_vec3 r_prev = ldem_quat_rotate_inv(w->work->dq[i], r);
     return ldem_vec3_sub(at, ldem_vec3_add(b->x_prev[i], r_prev));
 }
 
@@ -217,7 +219,7 @@ static ldem_vec3 party_step(const ldem_world *w, uint32_t j, ldem_vec3 at)
         const ldem_wall *wl = &w->walls[j & ~LDEM_WALL_BIT];
         return ldem_vec3_sub(wl->disp, wl->disp_prev);
     }
-    return material_step(&w->bodies, j, at);
+    return material_step(w, j, at);
 }
 
 static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
@@ -336,7 +338,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const ldem_patch *p,
         c->r2 = p->r2;
     }
     ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, p->point),
-                                 material_step(&w->bodies, c->i, p->point));
+                                 material_step(w, c->i, p->point));
     if (!was_touching) {
         c->frame = ldem_contact_frame_init(n);
     } else {
@@ -421,7 +423,7 @@ static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ld
         for (int a = 0; a < 3; a++)
             springs[k].xi[a] = old ? old->xi[a] : 0.0;
         ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, hit->point),
-                                     material_step(&w->bodies, c->i, hit->point));
+                                     material_step(w, c->i, hit->point));
         ldem_vec3 f_n, f_t;
         ldem_vec3 f = ldem_linear_node_force(&lp, hit->depth, hit->normal, du, springs[k].xi,
                                              &c->dissipated, &f_n, &f_t);

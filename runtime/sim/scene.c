@@ -994,11 +994,12 @@ static int tsv_columns_of(ctx *c, const ldem_table *t, const char *path, tsv_col
         return tsv_error(c, path, 0, "needs a header row naming its columns (x y z required; "
                          "accepted: %s)", list);
     for (size_t k = 0; k < t->ncols; k++) {
-        int known = 0;
+        /* an `id` column (as LAMMPS dumps and Kuhn's packings have) is carried along unread */
+        int known = strcmp(t->names[k], "id") == 0;
         for (size_t a = 0; TSV_COLUMNS[a] && !known; a++)
             known = strcmp(t->names[k], TSV_COLUMNS[a]) == 0;
         if (!known)
-            return tsv_error(c, path, 0, "unknown column '%.40s'; accepted: %s", t->names[k],
+            return tsv_error(c, path, 0, "unknown column '%.40s'; accepted: id (ignored), %s", t->names[k],
                              list);
     }
     int rc = column_group(c, t, path, xyz, 3, col->x);
@@ -1399,6 +1400,7 @@ static int parse_output(ctx *c, const ldem_sn *root)
     static const char *const keys[] = {"dir", "frames", "probes", "checkpoint", NULL};
     static const char *const frame_keys[] = {"every", "encoding", "contacts", NULL};
     static const char *const every_keys[] = {"every", NULL};
+    static const char *const probe_keys[] = {"every", "dissipation", NULL};
     const ldem_sn *out = ldem_sn_get(root, "output");
     if (!out)
         return LDEM_OK;
@@ -1420,7 +1422,12 @@ static int parse_output(ctx *c, const ldem_sn *root)
     if (!rc && node)
         rc = parse_frames_extra(c, node);
     if (!rc)
-        rc = parse_every(c, out, "probes", every_keys, &c->s->probe_every, &node);
+        rc = parse_every(c, out, "probes", probe_keys, &c->s->probe_every, &node);
+    if (!rc && node) {
+        size_t m2 = key_push(c, "probes");
+        rc = bool_field(c, node, "dissipation", &c->s->track_dissipation);
+        key_pop(c, m2);
+    }
     if (!rc)
         rc = parse_every(c, out, "checkpoint", every_keys, &c->s->checkpoint_every, &node);
     key_pop(c, mark);
@@ -1439,6 +1446,7 @@ void ldem_scene_init(ldem_scene *s)
     s->frame_encoding = LDEM_VTK_ZLIB;
     s->frame_contacts = 1;
     s->probe_every = 100;
+    s->track_dissipation = 1;
 }
 
 void ldem_scene_free(ldem_scene *s)

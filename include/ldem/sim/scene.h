@@ -120,6 +120,8 @@ typedef struct ldem_scene {
     int frame_encoding;               /* enum ldem_vtk_encoding, default zlib */
     int frame_contacts;               /* write the contact network */
     uint64_t probe_every;             /* steps between probe rows; 0: none */
+    int track_dissipation;            /* Jäger frictional work per contact (default on; off
+                                       * saves a quadrature per slipping leg) */
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
 } ldem_scene;
 
