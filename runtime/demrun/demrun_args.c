@@ -85,8 +85,10 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
                 return 2;
             break;
         case 'j':
-            if (parse_count("--threads", optarg, 1, &v) || v > 1024)
-                return v > 1024 ? cli_fail("--threads: at most 1024") : 2;
+            if (parse_count("--threads", optarg, 1, &v))
+                return 2;
+            if (v > 1024)
+                return cli_fail("--threads: at most 1024, got %llu", (unsigned long long)v);
             o->threads = (int)v;
             break;
         case OPT_PROGRESS: o->progress = 1; break;

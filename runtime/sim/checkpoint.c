@@ -993,7 +993,8 @@ static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
     ldem_bundle_init(b);
     FILE *fp = fopen(path, "rb");
     if (!fp)
-        return ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot open checkpoint: %s",
+        /* a checkpoint that is not there is the user's input, as ldem_infile treats it */
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open checkpoint: %s",
                             strerror(errno));
     ldem_bundle_reader *r = NULL;
     int have = 0;

@@ -711,7 +711,7 @@ Test(checkpoint, bad_contents_with_valid_crc)
     /* A missing file. */
     char missing[640];
     snprintf(missing, sizeof missing, "%s/none.ldc", dir);
-    expect_load_error(missing, LDEM_ERR_IO, "cannot open");
+    expect_load_error(missing, LDEM_ERR_INPUT, "cannot open");
 }
 
 /* Names in `dir` starting with `prefix`. */
