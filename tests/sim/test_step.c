@@ -335,3 +335,23 @@ Test(determinism, one_and_two_threads_bitwise)
     ldem_world_free(&a);
     ldem_world_free(&b);
 }
+
+Test(rest, linear_node_law_static_overlap)
+{
+    /* Kawamoto's node penalty on an analytic sphere acts as one node: kn δ = m g. */
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_LINEAR);
+    wf_add_plane(&w, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1));
+    wf_add_sphere(&w, ldem_vec3_make(0, 0, R), R, ldem_vec3_make(1e-3, 0, 0));
+    w.gravity = ldem_vec3_make(0, 0, -9.81);
+    w.damping_local = 0.5;
+    w.dt = 2e-7;
+    w.skin = 0.1 * R;
+    prepare(&w);
+    run(&w, 20000);
+    double expect = sphere_mass(R) * 9.81 / w.laws[0].kn;
+    double overlap = R - w.bodies.x[0].z;
+    cr_expect(fabs(overlap / expect - 1.0) < 1e-4, "overlap %.9g, m g / kn %.9g", overlap, expect);
+    cr_expect(w.ncontacts == 1 && w.contacts[0].nsprings == 1, "one node spring expected");
+    ldem_world_free(&w);
+}
