@@ -85,8 +85,25 @@ static void contact_new(const ldem_world *w, ldem_contact *c, uint32_t i, uint32
     c->frame = ldem_quat_identity();
 }
 
+/* Frictional work a contact has done so far, whatever its law keeps it in. */
+double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c)
+{
+    switch (w->laws[c->law].law) {
+    case LDEM_LAW_HERTZ_JAGER: return c->law_state.jager.dissipated;
+    case LDEM_LAW_HERTZ_MINDLIN: return c->law_state.mindlin.dissipated;
+    default: return c->dissipated;
+    }
+}
+
+/* A pair that left the candidate list: its work stays in the energy balance. */
+static void drop_contact(ldem_world *w, ldem_contact *c)
+{
+    w->dissipated_contacts_released += ldem_contact_dissipated(w, c);
+    ldem_contact_release(w, c);
+}
+
 /* Group the contact indices by shard (CSR), keeping list order inside each shard. */
-static int build_shards(ldem_world *w)
+int ldem_contacts_build_shards(ldem_world *w)
 {
     ldem_step_work *k = w->work;
     if (w->ncontacts > k->shard_list_capacity) {
@@ -140,36 +157,21 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
         /* merge with the old contacts of body i */
         for (size_t c = cand_first; c < n; c++) {
             uint64_t key = ldem_pair_key(i, next[c].j);
-            while (old < w->ncontacts && contact_key(&w->contacts[old]) < key) {
-                w->dissipated_contacts_released +=
-                    w->laws[w->contacts[old].law].law == LDEM_LAW_HERTZ_JAGER
-                        ? w->contacts[old].law_state.jager.dissipated
-                    : w->laws[w->contacts[old].law].law == LDEM_LAW_HERTZ_MINDLIN
-                        ? w->contacts[old].law_state.mindlin.dissipated
-                        : w->contacts[old].dissipated;
-                ldem_contact_release(w, &w->contacts[old]);
-                old++;
-            }
+            while (old < w->ncontacts && contact_key(&w->contacts[old]) < key)
+                drop_contact(w, &w->contacts[old++]);
             if (old < w->ncontacts && contact_key(&w->contacts[old]) == key)
                 next[c] = w->contacts[old++];
             else
                 contact_new(w, &next[c], i, next[c].j);
         }
     }
-    for (; old < w->ncontacts; old++) {
-        ldem_contact *c = &w->contacts[old];
-        int law = w->laws[c->law].law;
-        w->dissipated_contacts_released += law == LDEM_LAW_HERTZ_JAGER ? c->law_state.jager.dissipated
-                                           : law == LDEM_LAW_HERTZ_MINDLIN
-                                               ? c->law_state.mindlin.dissipated
-                                               : c->dissipated;
-        ldem_contact_release(w, c);
-    }
+    for (; old < w->ncontacts; old++)
+        drop_contact(w, &w->contacts[old]);
     free(w->contacts);
     w->contacts = next;
     w->ncontacts = n;
     w->contacts_capacity = cap;
-    if (build_shards(w))
+    if (ldem_contacts_build_shards(w))
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
 
     memcpy(w->x_list, b->x, b->count * sizeof *b->x);

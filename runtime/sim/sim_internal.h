@@ -43,6 +43,10 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err);
 /* True when some body or wall moved far enough since the last refresh that a pair may have
  * come within touching distance unseen. */
 int ldem_contacts_need_refresh(const ldem_world *w);
+/* Group the contact indices by history shard (after a refresh or a restore). */
+int ldem_contacts_build_shards(ldem_world *w);
+/* Frictional work a contact has done so far (from its law's state). */
+double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
  * and torques. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);

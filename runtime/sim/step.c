@@ -194,24 +194,8 @@ static int resume_work(ldem_world *w, ldem_err *err)
     int rc = ensure_work(w, err);
     if (rc)
         return rc;
-    /* shard lists of the restored contact list */
-    ldem_step_work *k = w->work;
-    if (w->ncontacts > k->shard_list_capacity) {
-        uint32_t *p = realloc(k->shard_list, w->ncontacts * sizeof *p);
-        if (!p)
-            return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
-        k->shard_list = p;
-        k->shard_list_capacity = w->ncontacts;
-    }
-    uint32_t count[LDEM_HISTORY_SHARDS] = {0}, fill[LDEM_HISTORY_SHARDS];
-    for (size_t c = 0; c < w->ncontacts; c++)
-        count[w->contacts[c].shard]++;
-    k->shard_start[0] = 0;
-    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
-        k->shard_start[s + 1] = k->shard_start[s] + count[s];
-    memcpy(fill, k->shard_start, sizeof fill);
-    for (size_t c = 0; c < w->ncontacts; c++)
-        k->shard_list[fill[w->contacts[c].shard]++] = (uint32_t)c;
+    if (ldem_contacts_build_shards(w))
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
     return LDEM_OK;
 }
 
