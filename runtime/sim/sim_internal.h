@@ -19,6 +19,7 @@ typedef struct ldem_step_work {
     ldem_hits *hits;               /* one buffer per thread */
     ldem_quat *dq;                 /* rotation of each body over the step: q ⊗ q_prevᵀ */
     size_t dq_capacity;
+    ldem_vec3 *wall_force_prev;    /* each wall's force before this step's sum (work) */
     int status;                    /* first failure inside a parallel region */
 } ldem_step_work;
 

@@ -23,6 +23,7 @@ void ldem_step_work_free(struct ldem_step_work *k)
         ldem_hits_free(&k->hits[t]);
     free(k->hits);
     free(k->dq);
+    free(k->wall_force_prev);
     free(k);
 }
 
@@ -56,6 +57,9 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         k->dq = d;
         k->dq_capacity = n;
     }
+    if (!k->wall_force_prev &&
+        !(k->wall_force_prev = malloc((w->nwalls ? w->nwalls : 1) * sizeof *k->wall_force_prev)))
+        goto nomem;
     if (!w->x_list) {
         w->x_list = calloc(n ? n : 1, sizeof *w->x_list);
         w->wall_disp_list = calloc(w->nwalls ? w->nwalls : 1, sizeof *w->wall_disp_list);
@@ -85,14 +89,11 @@ static void reduce_forces(ldem_world *w, int book_work)
         b->force[i] = ldem_vec3_scale(w->gravity, b->mass[i]);
         b->torque[i] = ldem_vec3_zero();
     }
-    ldem_vec3 *old_wall_force = NULL;
-    if (book_work && w->nwalls) {
-        old_wall_force = malloc(w->nwalls * sizeof *old_wall_force);
-        for (size_t k = 0; old_wall_force && k < w->nwalls; k++)
-            old_wall_force[k] = w->walls[k].force;
-    }
-    for (size_t k = 0; k < w->nwalls; k++)
+    ldem_vec3 *old_wall_force = w->work->wall_force_prev;
+    for (size_t k = 0; k < w->nwalls; k++) {
+        old_wall_force[k] = w->walls[k].force;
         w->walls[k].force = ldem_vec3_zero();
+    }
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
         if (c->overlap <= 0.0 && c->nsprings == 0)
@@ -110,7 +111,7 @@ static void reduce_forces(ldem_world *w, int book_work)
     }
     /* Work of the walls on the grains over the step (trapezoid in the force, which the
      * grains exert on the wall, hence the sign). */
-    if (old_wall_force) {
+    if (book_work) {
         for (size_t k = 0; k < w->nwalls; k++) {
             ldem_wall *wl = &w->walls[k];
             ldem_vec3 dd = ldem_vec3_sub(wl->disp, wl->disp_prev);
@@ -118,7 +119,6 @@ static void reduce_forces(ldem_world *w, int book_work)
             wl->work += work;
             w->work_walls += work;
         }
-        free(old_wall_force);
     }
     /* Damping acts on the velocities of the half step (LAMMPS and YADE do the same). */
     if (w->damping_viscous > 0.0 || w->damping_local > 0.0) {
@@ -278,9 +278,9 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
         const ldem_pair_law *law = &w->laws[c->law];
+        dissipated += ldem_contact_dissipated(w, c);
         switch (law->law) {
         case LDEM_LAW_HERTZ_JAGER:
-            dissipated += c->law_state.jager.dissipated;
             if (c->overlap > 0.0 && law->mu > 0.0) {
                 ldem_jager_params jp = {c->pair, law->mu, law->beta, false};
                 r->stored_tangential +=
@@ -290,14 +290,12 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
             }
             break;
         case LDEM_LAW_HERTZ_MINDLIN:
-            dissipated += c->law_state.mindlin.dissipated;
             if (c->overlap > 0.0 && law->mu > 0.0) {
                 ldem_mindlin_params mp = {c->pair, law->mu};
                 r->stored_tangential += ldem_mindlin_stored_energy(&mp, &c->law_state.mindlin);
             }
             break;
         case LDEM_LAW_LINEAR:
-            dissipated += c->dissipated;
             for (uint32_t s = 0; s < c->nsprings; s++)
                 r->stored_tangential += 0.5 * law->ks *
                                         (c->springs[s].xi[0] * c->springs[s].xi[0] +
