@@ -9,6 +9,7 @@
 #ifndef LDEM_LEVELSET_H
 #define LDEM_LEVELSET_H
 
+#include "ldem/modes.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
 #include "ldem/vec3.h"
@@ -27,6 +28,49 @@ int ldem_levelset_query(const ldem_lset *ls, ldem_vec3 xc, ldem_quat q, ldem_vec
  * For a distance function of a sphere of radius R this is R (to the grid's accuracy).
  * Flat or concave surfaces (∇²φ ≤ 1e-9/spacing) give INFINITY. */
 double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
+
+/* ---- deformed grains (Henzel & Karapiperis §3.1.3–3.1.4) ---- */
+
+/* On-demand semi-Lagrangian remap at body-frame point p: x_ref = p − u(p) with
+ * u = Σ εα Φα, φ = φ0(x_ref) sampled trilinearly in the stored grid, and the body-frame
+ * gradient ∇φ = (I − J)ᵀ ∇φ0(x_ref), J = ∂u/∂p. No grid-wide update. modes == NULL or
+ * eps == NULL gives exactly ldem_lset_sample(ls, p, ...). Returns 1 if x_ref lies inside
+ * the grid (0: clamped, not inside). */
+int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
+                               const double *eps, ldem_vec3 p, double *phi, ldem_vec3 *grad);
+
+/* The same for a world point p of a grain posed at (xc, q); grad in world components. */
+int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, const double *eps,
+                              ldem_vec3 xc, ldem_quat q, ldem_vec3 p, double *phi,
+                              ldem_vec3 *grad);
+
+/* Interpolation along precomputed level sets (§3.1.4): for each mode α, level sets φ_{α,s}
+ * of the grain deformed by ε_{α,s} Φα alone, at `nsamples` amplitudes evenly spaced over
+ * [eps_min[α], eps_max[α]], precomputed on φ0's grid by the exact inverse map (x_ref with
+ * x_ref + ε Φα(x_ref) = x, by fixed-point iteration). A query superposes the modes'
+ * changes, each interpolated linearly in εα between the two nearest samples:
+ *   φ(p) = φ0(p) + Σα [ φ_α(εα; p) − φ0(p) ],
+ * exact for one mode at a sample amplitude (to the grid's trilinear error) and first-order
+ * in the products of amplitudes otherwise. Amplitudes beyond the sampled range are clamped
+ * to it (the caller chooses a range wide enough; demrun warns when a grain leaves it). */
+typedef struct ldem_lset_family {
+    uint32_t nmodes, nsamples;
+    double *eps_min, *eps_max;  /* nmodes */
+    float *phi;                 /* nmodes × nsamples × (nx·ny·nz), φ0's grid */
+    uint32_t dims[3];
+    double origin[3], spacing[3];
+} ldem_lset_family;
+
+int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
+                           const double *eps_min, const double *eps_max, uint32_t nsamples,
+                           ldem_lset_family *out, ldem_err *err);
+void ldem_lset_family_free(ldem_lset_family *f);
+/* Bytes the family holds. */
+size_t ldem_lset_family_bytes(const ldem_lset_family *f);
+/* φ and body-frame ∇φ at body-frame point p for amplitudes eps (see above). Returns 1 if p
+ * lies inside the grid. */
+int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls, const double *eps,
+                            ldem_vec3 p, double *phi, ldem_vec3 *grad);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,132 @@
+/* ldem/modes.h — the deformation modes of one grain shape at run time (design layer 3,
+ * "modes"; Henzel & Karapiperis §2–3).
+ *
+ * A modeset is built once per shape from the bundle's MODE, KMAT, MMAT and, when present,
+ * ETAB and DAMP sections. It answers, in the grain's body frame:
+ *   - Φα at the surface nodes (the bundle's node values, exact) and anywhere else (the
+ *     analytic descriptor evaluated exactly, or the MODE grid field sampled trilinearly);
+ *   - the modal displacement u(p) = Σα εα Φα(p) and its gradient J = ∂u/∂p (the level-set
+ *     remap needs both: φ(p) = φ0(p − u(p)), ∇φ = (I − J)ᵀ ∇φ0);
+ *   - the internal generalized force F_int(ε) and elastic energy U(ε): Kε and ½εᵀKε for
+ *     linear modes; for a mode α with an ETAB table, the table's F_α(εα) and U_α(εα) replace
+ *     the diagonal term Kαα εα (and ½Kαα εα²), the off-diagonal Kαβ couplings staying linear:
+ *       U(ε) = Σα U_α(εα) + ½ Σ_{α≠β} Kαβ εα εβ   (mode α tabulated), so F_int = ∂U/∂ε exactly;
+ *   - M⁻¹ (Cholesky of M), the damping matrix C, and ω_max, the largest natural angular
+ *     frequency of M ε̈ + K_t ε = 0 with K_t the stiffest tangent (an ETAB mode contributes
+ *     the largest dF/dε over its table, its extrapolation included) — the modal time-step
+ *     limit dt ≤ β_d/ω_max of §3.3.
+ * Everything is a pure function of the modeset and its arguments; no allocation after build.
+ */
+#ifndef LDEM_MODES_H
+#define LDEM_MODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ldem/energy.h"
+#include "ldem/err.h"
+#include "ldem/quat.h"
+#include "ldem/sections.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How Φ is evaluated away from the surface nodes. */
+enum ldem_mode_field {
+    LDEM_MODE_FIELD_NONE = 0,      /* node values only: no remap possible (build fails for a
+                                    * modeset that must deform a level set) */
+    LDEM_MODE_FIELD_GRID = 1,      /* the MODE grid field, trilinear (float32 storage) */
+    LDEM_MODE_FIELD_ANALYTIC = 2   /* the analytic descriptor, exact */
+};
+
+/* Henzel eq. 51, as the MODE descriptor "beam-bending length=L axis=A deflect=D scale=S
+ * t=tx,ty,tz w=wx,wy,wz" states it (docs/bundle.md): Φ(x) = S (raw(x) − t − w × x),
+ * s = x_A + L/2, raw_A = x_D (π/L) cos(πs/L), raw_D = −sin(πs/L). */
+typedef struct ldem_beam_bending {
+    double length;
+    int axis, deflect;     /* 0, 1, 2 = x, y, z; distinct */
+    double scale;
+    double t[3], w[3];
+} ldem_beam_bending;
+
+/* Parse / print a beam-bending descriptor (shared with modefit). Parse errors are
+ * LDEM_ERR_INPUT naming the key; *m is untouched on failure. */
+int ldem_beam_bending_parse(const char *text, ldem_beam_bending *m, ldem_err *err);
+int ldem_beam_bending_describe(const ldem_beam_bending *m, char **text, ldem_err *err);
+/* Raw field (no rigid removal, no scale) and the stored Φ; grad[i][j] = ∂u_i/∂x_j (may be
+ * NULL). */
+void ldem_beam_bending_raw(const ldem_beam_bending *m, const double x[3], double u[3],
+                           double grad[3][3]);
+void ldem_beam_bending_eval(const ldem_beam_bending *m, const double x[3], double u[3],
+                            double grad[3][3]);
+
+typedef struct ldem_modeset {
+    uint32_t n;                /* modes, ≥ 1 */
+    uint64_t nnodes;           /* surface nodes (the NODE count) */
+    double *node_values;       /* n × nnodes × 3, mode-major: Φα at node k (body frame) */
+    double *node_max;          /* n: max_k |Φα(node k)| (bounds how far a grain grows) */
+
+    int field;                 /* enum ldem_mode_field */
+    uint32_t dims[3];          /* grid field */
+    double origin[3], spacing[3];
+    float *grid;               /* n × (nx·ny·nz) × 3, x fastest within a mode */
+    ldem_beam_bending *analytic;   /* n descriptors (field == ANALYTIC) */
+
+    double *M, *K, *C;         /* n × n, row-major, symmetric */
+    double *M_chol;            /* lower Cholesky factor of M, row-major */
+    ldem_energy_curve *curves; /* n; curves[a].n == 0: mode a is linear */
+    double omega_max;          /* > 0 */
+} ldem_modeset;
+
+/* Build from the bundle's sections. `modes`, `K`, `M` are required and must agree in n;
+ * `etab` and `damp` may be NULL (no damping: C = 0). `nnodes` is the NODE count: sampled
+ * modes must carry node values for exactly those nodes; analytic modes without node values
+ * get them evaluated at `node_positions` (3 × nnodes, body frame; may be NULL otherwise).
+ * Errors (LDEM_ERR_INPUT, naming the section): sizes that disagree, M not positive
+ * definite, K not symmetric, an ETAB table for a mode that does not exist, an analytic
+ * descriptor that does not parse. */
+int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem_matrix *M,
+                       const ldem_etab *etab, const ldem_damping *damp, uint64_t nnodes,
+                       const double *node_positions, ldem_modeset *out, ldem_err *err);
+void ldem_modeset_free(ldem_modeset *m);
+
+/* Replace C: Rayleigh C = αM + βK, or a damping ratio ζ on every mode,
+ * C = M Ψ diag(2ζωk) Ψᵀ M with (ωk², Ψ) the eigenpairs of (K, M), Ψᵀ M Ψ = I (K is the
+ * linear KMAT, also for tabulated modes). */
+int ldem_modeset_set_rayleigh(ldem_modeset *m, double alpha, double beta, ldem_err *err);
+int ldem_modeset_set_ratio(ldem_modeset *m, double zeta, ldem_err *err);
+
+/* Φα(p) for every α (phi: n vectors) and, if grad is not NULL, ∂Φα/∂p (n matrices,
+ * m[i][j] = ∂Φ_i/∂p_j). Returns 1 when p is inside the field's domain; a grid field is
+ * clamped to its box outside (and returns 0); analytic fields are defined everywhere. */
+int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat3 *grad);
+
+/* u(p) = Σ εα Φα(p) and, if J is not NULL, J = ∂u/∂p. Same return as ldem_modes_eval. */
+int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                            ldem_vec3 *u, ldem_mat3 *J);
+
+/* Node k's modal displacement Σ εα Φα(node k), from the node values. */
+ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k);
+
+/* out[3k..3k+2] = ref[3k..3k+2] + Σ εα Φα(node k) for every node (body frame). */
+void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
+                             double *out);
+
+/* Internal force F_int(ε) (n values, may be NULL) and elastic energy U(ε) (may be NULL).
+ * Fails (LDEM_ERR_INPUT with the mode, ε and the table's range in err) when a tabulated
+ * mode leaves a table that forbids extrapolation. */
+int ldem_modes_internal(const ldem_modeset *m, const double *eps, double *f_int, double *U,
+                        ldem_err *err);
+
+/* a = M⁻¹ f (n values; a may alias f). */
+void ldem_modes_solve_mass(const ldem_modeset *m, const double *f, double *a);
+
+/* ½ ε̇ᵀ M ε̇. */
+double ldem_modes_kinetic(const ldem_modeset *m, const double *rate);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,651 @@
+/* modes.c — a grain shape's deformation modes at run time (ldem/modes.h): Φ anywhere in the
+ * body frame, modal displacement and gradient, internal force and energy (KMAT or ETAB),
+ * M⁻¹, damping and the largest natural frequency.
+ *
+ * The matrices are small (n modes, a handful), so the linear algebra is done here with a
+ * Cholesky factor and a cyclic Jacobi eigensolver rather than by linking LAPACK into the
+ * runtime: both are exact to round-off for symmetric n × n. */
+#include "ldem/modes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small dense linear algebra (row-major n × n) ---- */
+
+/* Lower Cholesky factor L of A (L Lᵀ = A); -1 if A is not positive definite. */
+static int cholesky(const double *A, uint32_t n, double *L)
+{
+    memset(L, 0, (size_t)n * n * sizeof *L);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j <= i; j++) {
+            double s = A[(size_t)i * n + j];
+            for (uint32_t k = 0; k < j; k++)
+                s -= L[(size_t)i * n + k] * L[(size_t)j * n + k];
+            if (i == j) {
+                if (!(s > 0.0))
+                    return -1;
+                L[(size_t)i * n + i] = sqrt(s);
+            } else {
+                L[(size_t)i * n + j] = s / L[(size_t)j * n + j];
+            }
+        }
+    return 0;
+}
+
+/* x = L⁻¹ b (forward substitution); x may alias b. */
+static void forward(const double *L, uint32_t n, const double *b, double *x)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double s = b[i];
+        for (uint32_t k = 0; k < i; k++)
+            s -= L[(size_t)i * n + k] * x[k];
+        x[i] = s / L[(size_t)i * n + i];
+    }
+}
+
+/* x = L⁻ᵀ b (back substitution); x may alias b. */
+static void backward(const double *L, uint32_t n, const double *b, double *x)
+{
+    for (uint32_t ii = n; ii-- > 0;) {
+        double s = b[ii];
+        for (uint32_t k = ii + 1; k < n; k++)
+            s -= L[(size_t)k * n + ii] * x[k];
+        x[ii] = s / L[(size_t)ii * n + ii];
+    }
+}
+
+/* Eigen-decomposition of symmetric A (destroyed): eigenvalues in lambda, eigenvectors as the
+ * columns of V (row-major), by cyclic Jacobi rotations. */
+static void jacobi_eigen(double *A, uint32_t n, double *lambda, double *V)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++)
+            V[(size_t)i * n + j] = i == j ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 100; sweep++) {
+        double off = 0.0, diag = 0.0;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++) {
+                double a = A[(size_t)i * n + j];
+                if (i == j)
+                    diag += a * a;
+                else
+                    off += a * a;
+            }
+        if (off <= 1e-30 * diag || off == 0.0)
+            break;
+        for (uint32_t p = 0; p < n; p++)
+            for (uint32_t q = p + 1; q < n; q++) {
+                double apq = A[(size_t)p * n + q];
+                if (apq == 0.0)
+                    continue;
+                double app = A[(size_t)p * n + p], aqq = A[(size_t)q * n + q];
+                double theta = (aqq - app) / (2.0 * apq);
+                double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+                for (uint32_t k = 0; k < n; k++) {
+                    double akp = A[(size_t)k * n + p], akq = A[(size_t)k * n + q];
+                    A[(size_t)k * n + p] = c * akp - s * akq;
+                    A[(size_t)k * n + q] = s * akp + c * akq;
+                }
+                for (uint32_t k = 0; k < n; k++) {
+                    double apk = A[(size_t)p * n + k], aqk = A[(size_t)q * n + k];
+                    A[(size_t)p * n + k] = c * apk - s * aqk;
+                    A[(size_t)q * n + k] = s * apk + c * aqk;
+                }
+                for (uint32_t k = 0; k < n; k++) {
+                    double vkp = V[(size_t)k * n + p], vkq = V[(size_t)k * n + q];
+                    V[(size_t)k * n + p] = c * vkp - s * vkq;
+                    V[(size_t)k * n + q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        lambda[i] = A[(size_t)i * n + i];
+}
+
+/* Generalized eigenpairs of (K, M) with M = L Lᵀ: K Ψ = M Ψ Λ, Ψᵀ M Ψ = I. psi may be
+ * NULL. Scratch: 2 n² doubles. */
+static void generalized_eigen(const double *K, const double *L, uint32_t n, double *lambda,
+                              double *psi, double *scratch)
+{
+    double *A = scratch, *V = scratch + (size_t)n * n;
+    /* A = L⁻¹ K L⁻ᵀ: columns of K through L⁻¹, then rows */
+    double *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return;
+    for (uint32_t j = 0; j < n; j++) { /* B = L⁻¹ K, column j */
+        for (uint32_t i = 0; i < n; i++)
+            tmp[i] = K[(size_t)i * n + j];
+        forward(L, n, tmp, tmp);
+        for (uint32_t i = 0; i < n; i++)
+            A[(size_t)i * n + j] = tmp[i];
+    }
+    for (uint32_t i = 0; i < n; i++) { /* A = B L⁻ᵀ = (L⁻¹ Bᵀ)ᵀ, row i */
+        for (uint32_t j = 0; j < n; j++)
+            tmp[j] = A[(size_t)i * n + j];
+        forward(L, n, tmp, tmp);
+        for (uint32_t j = 0; j < n; j++)
+            A[(size_t)i * n + j] = tmp[j];
+    }
+    for (uint32_t i = 0; i < n; i++) /* symmetrize round-off */
+        for (uint32_t j = i + 1; j < n; j++) {
+            double a = 0.5 * (A[(size_t)i * n + j] + A[(size_t)j * n + i]);
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = a;
+        }
+    jacobi_eigen(A, n, lambda, V);
+    if (psi)
+        for (uint32_t j = 0; j < n; j++) { /* Ψ = L⁻ᵀ V */
+            for (uint32_t i = 0; i < n; i++)
+                tmp[i] = V[(size_t)i * n + j];
+            backward(L, n, tmp, tmp);
+            for (uint32_t i = 0; i < n; i++)
+                psi[(size_t)i * n + j] = tmp[i];
+        }
+    free(tmp);
+}
+
+/* ---- build ---- */
+
+void ldem_modeset_free(ldem_modeset *m)
+{
+    if (!m)
+        return;
+    free(m->node_values);
+    free(m->node_max);
+    free(m->grid);
+    free(m->analytic);
+    free(m->M);
+    free(m->K);
+    free(m->C);
+    free(m->M_chol);
+    if (m->curves)
+        for (uint32_t a = 0; a < m->n; a++)
+            ldem_energy_curve_free(&m->curves[a]);
+    free(m->curves);
+    memset(m, 0, sizeof *m);
+}
+
+static int fail(ldem_modeset *m, ldem_err *err, int code, const char *what)
+{
+    ldem_modeset_free(m);
+    return ldem_err_set(err, code, NULL, 0, "%s", what);
+}
+
+/* Split the descriptor into one beam-bending text per mode (';' or newline separated). */
+static int parse_descriptors(const char *text, ldem_modeset *m, ldem_err *err)
+{
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for MODE descriptor");
+    memcpy(copy, text, len + 1);
+    uint32_t found = 0;
+    int rc = LDEM_OK;
+    char *save = NULL;
+    for (char *part = strtok_r(copy, ";\n", &save); part && rc == LDEM_OK;
+         part = strtok_r(NULL, ";\n", &save)) {
+        if (strspn(part, " \t\r") == strlen(part))
+            continue;
+        if (found == m->n) {
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                              "MODE: the descriptor describes more than its %u mode(s)", m->n);
+            break;
+        }
+        rc = ldem_beam_bending_parse(part, &m->analytic[found++], err);
+    }
+    free(copy);
+    if (rc == LDEM_OK && found != m->n)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                          "MODE: the descriptor describes %u mode(s), the section has %u",
+                          found, m->n);
+    return rc;
+}
+
+/* Φα at node k from the field (analytic or grid), for bundles without node values. */
+static void eval_nodes(ldem_modeset *m, const double *positions)
+{
+    ldem_vec3 *phi = malloc(m->n * sizeof *phi);
+    if (!phi)
+        return;
+    for (uint64_t k = 0; k < m->nnodes; k++) {
+        ldem_vec3 p = ldem_vec3_make(positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]);
+        ldem_modes_eval(m, p, phi, NULL);
+        for (uint32_t a = 0; a < m->n; a++) {
+            double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+            v[0] = phi[a].x;
+            v[1] = phi[a].y;
+            v[2] = phi[a].z;
+        }
+    }
+    free(phi);
+}
+
+/* Largest tangent stiffness of a table: dF/dε at its knots and interval midpoints (the
+ * interpolants are at most cubic, so that is where the slope peaks to within a few per cent),
+ * and the extrapolation's slopes a little beyond either end. */
+static double max_tangent(const ldem_energy_curve *c)
+{
+    double most = 0.0, dF;
+    for (size_t i = 0; i < c->n; i++) {
+        if (ldem_energy_at(c, c->eps[i], NULL, NULL, &dF) == LDEM_OK && fabs(dF) > most)
+            most = fabs(dF);
+        if (i + 1 < c->n &&
+            ldem_energy_at(c, 0.5 * (c->eps[i] + c->eps[i + 1]), NULL, NULL, &dF) == LDEM_OK &&
+            fabs(dF) > most)
+            most = fabs(dF);
+    }
+    double span = c->eps[c->n - 1] - c->eps[0];
+    double beyond[2] = {c->eps[0] - 0.5 * span, c->eps[c->n - 1] + 0.5 * span};
+    for (int e = 0; e < 2; e++)
+        if (ldem_energy_at(c, beyond[e], NULL, NULL, &dF) == LDEM_OK && fabs(dF) > most)
+            most = fabs(dF);
+    return most;
+}
+
+static int compute_omega_max(ldem_modeset *m, ldem_err *err)
+{
+    uint32_t n = m->n;
+    double *Kt = malloc((size_t)n * n * sizeof *Kt), *lambda = malloc(n * sizeof *lambda);
+    double *scratch = malloc(2 * (size_t)n * n * sizeof *scratch);
+    if (!Kt || !lambda || !scratch) {
+        free(Kt);
+        free(lambda);
+        free(scratch);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for modal frequencies");
+    }
+    memcpy(Kt, m->K, (size_t)n * n * sizeof *Kt);
+    for (uint32_t a = 0; a < n; a++)
+        if (m->curves[a].n) {
+            double kt = max_tangent(&m->curves[a]);
+            if (kt > fabs(Kt[(size_t)a * n + a]))
+                Kt[(size_t)a * n + a] = kt;
+        }
+    generalized_eigen(Kt, m->M_chol, n, lambda, NULL, scratch);
+    double most = 0.0;
+    for (uint32_t a = 0; a < n; a++)
+        if (fabs(lambda[a]) > most)
+            most = fabs(lambda[a]);
+    m->omega_max = sqrt(most);
+    free(Kt);
+    free(lambda);
+    free(scratch);
+    if (!(m->omega_max > 0.0) || !isfinite(m->omega_max))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "KMAT/MMAT: the modes have no positive natural frequency (K = 0?)");
+    return LDEM_OK;
+}
+
+int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem_matrix *M,
+                       const ldem_etab *etab, const ldem_damping *damp, uint64_t nnodes,
+                       const double *node_positions, ldem_modeset *out, ldem_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!modes || !K || !M)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "deformable grains need MODE, KMAT and MMAT sections");
+    uint32_t n = modes->count;
+    if (n == 0 || K->n != n || M->n != n)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "MODE has %u mode(s) but KMAT is %u x %u and MMAT %u x %u", n, K->n,
+                            K->n, M->n, M->n);
+    if (damp && damp->n != n)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "DAMP is for %u mode(s), MODE has %u", damp->n, n);
+    ldem_modeset *m = out;
+    m->n = n;
+    m->nnodes = nnodes;
+    size_t nn = (size_t)n * n;
+    m->M = malloc(nn * sizeof *m->M);
+    m->K = malloc(nn * sizeof *m->K);
+    m->C = calloc(nn, sizeof *m->C);
+    m->M_chol = malloc(nn * sizeof *m->M_chol);
+    m->curves = calloc(n, sizeof *m->curves);
+    m->node_max = calloc(n, sizeof *m->node_max);
+    m->node_values = malloc(3 * (size_t)n * (nnodes ? nnodes : 1) * sizeof *m->node_values);
+    if (!m->M || !m->K || !m->C || !m->M_chol || !m->curves || !m->node_max || !m->node_values)
+        return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the modes");
+    memcpy(m->M, M->a, nn * sizeof *m->M);
+    memcpy(m->K, K->a, nn * sizeof *m->K);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < i; j++) {
+            double a = K->a[(size_t)i * n + j], b = K->a[(size_t)j * n + i];
+            double scale = fabs(K->a[(size_t)i * n + i]) + fabs(K->a[(size_t)j * n + j]);
+            if (fabs(a - b) > 1e-8 * scale)
+                return fail(m, err, LDEM_ERR_INPUT, "KMAT is not symmetric");
+        }
+    if (cholesky(m->M, n, m->M_chol))
+        return fail(m, err, LDEM_ERR_INPUT, "MMAT is not positive definite");
+    if (damp && damp->c)
+        memcpy(m->C, damp->c, nn * sizeof *m->C);
+
+    /* how Φ is known away from the nodes */
+    uint64_t ngrid = (uint64_t)modes->grid_dims[0] * modes->grid_dims[1] * modes->grid_dims[2];
+    if (modes->kind == LDEM_MODE_ANALYTIC && modes->descriptor) {
+        m->field = LDEM_MODE_FIELD_ANALYTIC;
+        if (!(m->analytic = calloc(n, sizeof *m->analytic)))
+            return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the modes");
+        int rc = parse_descriptors(modes->descriptor, m, err);
+        if (rc) {
+            ldem_modeset_free(m);
+            return rc;
+        }
+    } else if (ngrid && modes->grid_values) {
+        m->field = LDEM_MODE_FIELD_GRID;
+        memcpy(m->dims, modes->grid_dims, sizeof m->dims);
+        memcpy(m->origin, modes->grid_origin, sizeof m->origin);
+        memcpy(m->spacing, modes->grid_spacing, sizeof m->spacing);
+        size_t count = 3 * (size_t)n * (size_t)ngrid;
+        if (!(m->grid = malloc(count * sizeof *m->grid)))
+            return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the MODE grid field");
+        memcpy(m->grid, modes->grid_values, count * sizeof *m->grid);
+    }
+
+    /* Φ at the nodes: stored values, else the field at the node positions */
+    if (modes->nnodes == nnodes && modes->node_values && nnodes) {
+        memcpy(m->node_values, modes->node_values, 3 * (size_t)n * nnodes * sizeof(double));
+    } else if (nnodes) {
+        if (m->field == LDEM_MODE_FIELD_NONE || !node_positions)
+            return fail(m, err, LDEM_ERR_INPUT,
+                        "MODE has no values at the grain's surface nodes (NODE count differs) "
+                        "and no field to evaluate them from");
+        eval_nodes(m, node_positions);
+    }
+    for (uint32_t a = 0; a < n; a++)
+        for (uint64_t k = 0; k < nnodes; k++) {
+            const double *v = m->node_values + 3 * ((size_t)a * nnodes + k);
+            double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (len > m->node_max[a])
+                m->node_max[a] = len;
+        }
+
+    if (etab)
+        for (uint32_t t = 0; t < etab->count; t++) {
+            const ldem_etab_table *tb = &etab->tables[t];
+            if (tb->mode >= n) {
+                ldem_modeset_free(m);
+                return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                                    "ETAB: table %u is for mode %u, MODE has %u mode(s)", t,
+                                    tb->mode, n);
+            }
+            if (m->curves[tb->mode].n) {
+                ldem_modeset_free(m);
+                return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                                    "ETAB: two tables for mode %u", tb->mode);
+            }
+            int rc = ldem_energy_prepare(tb, &m->curves[tb->mode], err);
+            if (rc) {
+                ldem_modeset_free(m);
+                return rc;
+            }
+        }
+    int rc = compute_omega_max(m, err);
+    if (rc)
+        ldem_modeset_free(m);
+    return rc;
+}
+
+int ldem_modeset_set_rayleigh(ldem_modeset *m, double alpha, double beta, ldem_err *err)
+{
+    if (!isfinite(alpha) || !isfinite(beta) || alpha < 0.0 || beta < 0.0)
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "Rayleigh damping needs alpha, beta >= 0, got %g, %g", alpha, beta);
+    size_t nn = (size_t)m->n * m->n;
+    for (size_t k = 0; k < nn; k++)
+        m->C[k] = alpha * m->M[k] + beta * m->K[k];
+    return LDEM_OK;
+}
+
+int ldem_modeset_set_ratio(ldem_modeset *m, double zeta, ldem_err *err)
+{
+    if (!(zeta >= 0.0) || !isfinite(zeta))
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                            "a damping ratio must be >= 0, got %g", zeta);
+    uint32_t n = m->n;
+    size_t nn = (size_t)n * n;
+    double *lambda = malloc(n * sizeof *lambda), *psi = malloc(nn * sizeof *psi);
+    double *scratch = malloc(2 * nn * sizeof *scratch), *mpsi = malloc(nn * sizeof *mpsi);
+    if (!lambda || !psi || !scratch || !mpsi) {
+        free(lambda);
+        free(psi);
+        free(scratch);
+        free(mpsi);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for modal damping");
+    }
+    generalized_eigen(m->K, m->M_chol, n, lambda, psi, scratch);
+    /* C = (MΨ) diag(2ζω) (MΨ)ᵀ */
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            double s = 0.0;
+            for (uint32_t k = 0; k < n; k++)
+                s += m->M[(size_t)i * n + k] * psi[(size_t)k * n + j];
+            mpsi[(size_t)i * n + j] = s;
+        }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            double s = 0.0;
+            for (uint32_t k = 0; k < n; k++)
+                s += mpsi[(size_t)i * n + k] * 2.0 * zeta * sqrt(fmax(lambda[k], 0.0)) *
+                     mpsi[(size_t)j * n + k];
+            m->C[(size_t)i * n + j] = s;
+        }
+    free(lambda);
+    free(psi);
+    free(scratch);
+    free(mpsi);
+    return LDEM_OK;
+}
+
+/* ---- evaluation ---- */
+
+/* Cell and fraction along one grid axis, clamped to the boundary cell. */
+static int locate(double x, double origin, double h, uint32_t n, uint32_t *cell, double *frac)
+{
+    double u = (x - origin) / h;
+    int inside = u >= 0.0 && u <= (double)(n - 1);
+    if (!(u >= 0.0))
+        u = 0.0;
+    if (u > (double)(n - 1))
+        u = (double)(n - 1);
+    uint32_t c = (uint32_t)u;
+    if (c > n - 2)
+        c = n - 2;
+    *cell = c;
+    *frac = u - c;
+    return inside;
+}
+
+/* The trilinear weights of p in the grid and their derivatives: corner c = di + 2dj + 4dk. */
+typedef struct cell_weights {
+    size_t index[8];
+    double w[8], dw[8][3];
+    int inside;
+} cell_weights;
+
+static void weights(const ldem_modeset *m, ldem_vec3 p, cell_weights *cw)
+{
+    uint32_t c[3];
+    double f[3];
+    double x[3] = {p.x, p.y, p.z};
+    cw->inside = 1;
+    for (int a = 0; a < 3; a++)
+        cw->inside &= locate(x[a], m->origin[a], m->spacing[a], m->dims[a], &c[a], &f[a]);
+    for (int k = 0; k < 8; k++) {
+        int d[3] = {k & 1, (k >> 1) & 1, (k >> 2) & 1};
+        double g[3], dg[3];
+        for (int a = 0; a < 3; a++) {
+            g[a] = d[a] ? f[a] : 1.0 - f[a];
+            dg[a] = (d[a] ? 1.0 : -1.0) / m->spacing[a];
+        }
+        cw->w[k] = g[0] * g[1] * g[2];
+        cw->dw[k][0] = dg[0] * g[1] * g[2];
+        cw->dw[k][1] = g[0] * dg[1] * g[2];
+        cw->dw[k][2] = g[0] * g[1] * dg[2];
+        cw->index[k] = (size_t)(c[0] + d[0]) +
+                       (size_t)m->dims[0] * ((size_t)(c[1] + d[1]) +
+                                             (size_t)m->dims[1] * (size_t)(c[2] + d[2]));
+    }
+}
+
+static size_t grid_points(const ldem_modeset *m)
+{
+    return (size_t)m->dims[0] * m->dims[1] * m->dims[2];
+}
+
+/* Σ coef[α] Φα at the 8 corners, interpolated: u and J (J may be NULL). coef NULL: mode
+ * `only` alone. */
+static void grid_combine(const ldem_modeset *m, const cell_weights *cw, const double *coef,
+                         uint32_t only, ldem_vec3 *u, ldem_mat3 *J)
+{
+    double su[3] = {0.0, 0.0, 0.0}, sj[3][3] = {{0.0}};
+    size_t np = grid_points(m);
+    uint32_t first = coef ? 0 : only, last = coef ? m->n : only + 1;
+    for (int k = 0; k < 8; k++) {
+        double v[3] = {0.0, 0.0, 0.0};
+        for (uint32_t a = first; a < last; a++) {
+            double e = coef ? coef[a] : 1.0;
+            if (e == 0.0)
+                continue;
+            const float *g = m->grid + 3 * ((size_t)a * np + cw->index[k]);
+            v[0] += e * g[0];
+            v[1] += e * g[1];
+            v[2] += e * g[2];
+        }
+        for (int i = 0; i < 3; i++) {
+            su[i] += cw->w[k] * v[i];
+            for (int j = 0; j < 3; j++)
+                sj[i][j] += cw->dw[k][j] * v[i];
+        }
+    }
+    *u = ldem_vec3_make(su[0], su[1], su[2]);
+    if (J)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                J->m[i][j] = sj[i][j];
+}
+
+int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat3 *grad)
+{
+    if (m->field == LDEM_MODE_FIELD_ANALYTIC) {
+        double x[3] = {p.x, p.y, p.z}, u[3], g[3][3];
+        for (uint32_t a = 0; a < m->n; a++) {
+            ldem_beam_bending_eval(&m->analytic[a], x, u, grad ? g : NULL);
+            phi[a] = ldem_vec3_make(u[0], u[1], u[2]);
+            if (grad)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        grad[a].m[i][j] = g[i][j];
+        }
+        return 1;
+    }
+    if (m->field != LDEM_MODE_FIELD_GRID) {
+        for (uint32_t a = 0; a < m->n; a++) {
+            phi[a] = ldem_vec3_zero();
+            if (grad)
+                memset(&grad[a], 0, sizeof grad[a]);
+        }
+        return 0;
+    }
+    cell_weights cw;
+    weights(m, p, &cw);
+    for (uint32_t a = 0; a < m->n; a++)
+        grid_combine(m, &cw, NULL, a, &phi[a], grad ? &grad[a] : NULL);
+    return cw.inside;
+}
+
+int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                            ldem_vec3 *u, ldem_mat3 *J)
+{
+    if (m->field == LDEM_MODE_FIELD_GRID) {
+        cell_weights cw;
+        weights(m, p, &cw);
+        grid_combine(m, &cw, eps, 0, u, J);
+        return cw.inside;
+    }
+    *u = ldem_vec3_zero();
+    if (J)
+        memset(J, 0, sizeof *J);
+    if (m->field != LDEM_MODE_FIELD_ANALYTIC)
+        return 0;
+    double x[3] = {p.x, p.y, p.z}, v[3], g[3][3];
+    for (uint32_t a = 0; a < m->n; a++) {
+        if (eps[a] == 0.0)
+            continue;
+        ldem_beam_bending_eval(&m->analytic[a], x, v, J ? g : NULL);
+        *u = ldem_vec3_add(*u, ldem_vec3_scale(ldem_vec3_make(v[0], v[1], v[2]), eps[a]));
+        if (J)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    J->m[i][j] += eps[a] * g[i][j];
+    }
+    return 1;
+}
+
+ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k)
+{
+    ldem_vec3 u = ldem_vec3_zero();
+    for (uint32_t a = 0; a < m->n; a++) {
+        const double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+        u = ldem_vec3_add(u, ldem_vec3_scale(ldem_vec3_make(v[0], v[1], v[2]), eps[a]));
+    }
+    return u;
+}
+
+void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
+                             double *out)
+{
+    size_t count = 3 * (size_t)m->nnodes;
+    memcpy(out, ref, count * sizeof *out);
+    for (uint32_t a = 0; a < m->n; a++) {
+        double e = eps[a];
+        if (e == 0.0)
+            continue;
+        const double *v = m->node_values + (size_t)a * count;
+        for (size_t k = 0; k < count; k++)
+            out[k] += e * v[k];
+    }
+}
+
+int ldem_modes_internal(const ldem_modeset *m, const double *eps, double *f_int, double *U,
+                        ldem_err *err)
+{
+    uint32_t n = m->n;
+    double energy = 0.0;
+    for (uint32_t a = 0; a < n; a++) {
+        double f = 0.0;
+        for (uint32_t b = 0; b < n; b++)
+            if (b != a || !m->curves[a].n)
+                f += m->K[(size_t)a * n + b] * eps[b];
+        if (m->curves[a].n) {
+            double Ua, Fa;
+            int rc = ldem_energy_eval(&m->curves[a], eps[a], &Ua, &Fa, NULL, err);
+            if (rc)
+                return rc;
+            /* the linear couplings count once in ½ εᵀKε, the table's own energy whole */
+            energy += Ua + 0.5 * (f * eps[a]);
+            f += Fa;
+        } else {
+            energy += 0.5 * f * eps[a];
+        }
+        if (f_int)
+            f_int[a] = f;
+    }
+    if (U)
+        *U = energy;
+    return LDEM_OK;
+}
+
+void ldem_modes_solve_mass(const ldem_modeset *m, const double *f, double *a)
+{
+    forward(m->M_chol, m->n, f, a);
+    backward(m->M_chol, m->n, a, a);
+}
+
+double ldem_modes_kinetic(const ldem_modeset *m, const double *rate)
+{
+    double e = 0.0;
+    for (uint32_t i = 0; i < m->n; i++)
+        for (uint32_t j = 0; j < m->n; j++)
+            e += rate[i] * m->M[(size_t)i * m->n + j] * rate[j];
+    return 0.5 * e;
+}
