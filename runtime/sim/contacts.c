@@ -175,6 +175,7 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
 
     memcpy(w->x_list, b->x, b->count * sizeof *b->x);
+    memcpy(w->radius_list, b->radius, b->count * sizeof *b->radius);
     for (size_t wi = 0; wi < w->nwalls; wi++)
         w->wall_disp_list[wi] = w->walls[wi].disp;
     w->list_builds++;
@@ -188,18 +189,28 @@ nomem:
 int ldem_contacts_need_refresh(const ldem_world *w)
 {
     const ldem_bodies *b = &w->bodies;
-    double body2 = 0.0, wall = 0.0;
+    double body2 = 0.0, wall = 0.0, grown = 0.0;
     for (size_t i = 0; i < b->count; i++) {
         double d2 = ldem_vec3_norm2(ldem_vec3_sub(b->x[i], w->x_list[i]));
         if (d2 > body2)
             body2 = d2;
     }
+    /* A deformable grain's surface can reach out as far as its radius grew: count the growth
+     * like a displacement (bounded separately: the rigid loop above stays a pure norm). */
+    if (w->modal.ndof)
+        for (size_t i = 0; i < b->count; i++)
+            if (b->modal[i] != LDEM_RIGID) {
+                double g = sqrt(ldem_vec3_norm2(ldem_vec3_sub(b->x[i], w->x_list[i]))) +
+                           fmax(0.0, b->radius[i] - w->radius_list[i]);
+                if (g > grown)
+                    grown = g;
+            }
     for (size_t k = 0; k < w->nwalls; k++) {
         double d = ldem_vec3_dist(w->walls[k].disp, w->wall_disp_list[k]);
         if (d > wall)
             wall = d;
     }
-    double body = sqrt(body2), half = 0.5 * w->skin;
+    double body = fmax(sqrt(body2), grown), half = 0.5 * w->skin;
     return body > half || body + wall > w->skin;
 }
 
@@ -212,7 +223,20 @@ static ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at)
     const ldem_bodies *b = &w->bodies;
     ldem_vec3 r = ldem_vec3_sub(at, b->x[i]);
     ldem_vec3 r_prev = ldem_quat_rotate_inv(w->work->dq[i], r);
-    return ldem_vec3_sub(at, ldem_vec3_add(b->x_prev[i], r_prev));
+    ldem_vec3 step = ldem_vec3_sub(at, ldem_vec3_add(b->x_prev[i], r_prev));
+    const ldem_modeset *ms = ldem_world_body_modes(w, i);
+    if (!ms)
+        return step;
+    /* A deformable body's material point X (reference position, found by pulling the
+     * current body-frame point back by the modal displacement) also moved by
+     * R_prev (u(X, ε) − u(X, ε_prev)) over the step. */
+    const double *eps = w->modal.eps + b->modal[i], *eps_prev = w->modal.eps_prev + b->modal[i];
+    ldem_vec3 p = ldem_quat_rotate_inv(b->q[i], r), u_now, u_prev;
+    ldem_modes_displacement(ms, eps, p, &u_now, NULL);
+    ldem_vec3 X = ldem_vec3_sub(p, u_now);
+    ldem_modes_displacement(ms, eps, X, &u_now, NULL);
+    ldem_modes_displacement(ms, eps_prev, X, &u_prev, NULL);
+    return ldem_vec3_add(step, ldem_quat_rotate(b->q_prev[i], ldem_vec3_sub(u_now, u_prev)));
 }
 
 static ldem_vec3 party_step(const ldem_world *w, uint32_t j, ldem_vec3 at)
@@ -226,10 +250,102 @@ static ldem_vec3 party_step(const ldem_world *w, uint32_t j, ldem_vec3 at)
 
 static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
 {
-    const ldem_shape *sh = &w->shapes[w->bodies.shape[i]];
-    ldem_ls_grain g = {&sh->lset, &sh->nodes, w->bodies.x[i], w->bodies.q[i],
-                       sh->bounding_radius};
+    const ldem_bodies *b = &w->bodies;
+    const ldem_shape *sh = &w->shapes[b->shape[i]];
+    ldem_ls_grain g = {.lset = &sh->lset, .nodes = &sh->nodes, .x = b->x[i], .q = b->q[i],
+                       .radius = sh->bounding_radius};
+    if (b->modal[i] != LDEM_RIGID) {
+        g.radius = b->radius[i]; /* grown by the deformation */
+        g.position = ldem_world_body_nodes(w, i);
+        g.modes = sh->modes;
+        g.eps = w->modal.eps + b->modal[i];
+        g.family = sh->family;
+    }
     return g;
+}
+
+/* ---- generalized forces (Henzel eq. 41) ---- */
+
+/* Add the projection of force f (world) acting on body `body` at world point `at` onto its
+ * modes: gen[α] += Φα(X) · Rᵀ f, X the material point there. A node of the body itself
+ * (node < LDEM_NO_NODES) uses the bundle's exact node values; any other point (a node of
+ * the other grain inside this one) is pulled back to its reference position through the
+ * modal displacement and Φ is evaluated there. */
+static void project_force(const ldem_world *w, uint32_t body, uint64_t node, ldem_vec3 at,
+                          ldem_vec3 f, ldem_vec3 *phi, double *gen)
+{
+    const ldem_bodies *b = &w->bodies;
+    const ldem_modeset *ms = ldem_world_body_modes(w, body);
+    ldem_vec3 fb = ldem_quat_rotate_inv(b->q[body], f);
+    if (node != LDEM_NO_NODES) {
+        for (uint32_t a = 0; a < ms->n; a++) {
+            const double *v = ms->node_values + 3 * ((size_t)a * ms->nnodes + node);
+            gen[a] += v[0] * fb.x + v[1] * fb.y + v[2] * fb.z;
+        }
+        return;
+    }
+    ldem_vec3 p = ldem_quat_rotate_inv(b->q[body], ldem_vec3_sub(at, b->x[body])), u;
+    ldem_modes_displacement(ms, w->modal.eps + b->modal[body], p, &u, NULL);
+    ldem_modes_eval(ms, ldem_vec3_sub(p, u), phi, NULL);
+    for (uint32_t a = 0; a < ms->n; a++)
+        gen[a] += ldem_vec3_dot(phi[a], fb);
+}
+
+/* The contact's share of one nodal force f_on_j (on j; i takes −f_on_j) at hit h. */
+static void project_hit(const ldem_world *w, const ldem_contact *c, const ldem_node_hit *h,
+                        ldem_vec3 f_on_j, ldem_vec3 *phi, double *gen)
+{
+    uint32_t side = h->key >> 31;
+    uint64_t node = h->key & 0x7fffffffu;
+    uint32_t ni = 0;
+    if (w->bodies.modal[c->i] != LDEM_RIGID) {
+        project_force(w, c->i, side == 0 ? node : LDEM_NO_NODES, h->point,
+                      ldem_vec3_neg(f_on_j), phi, gen);
+        ni = ldem_world_body_modes(w, c->i)->n;
+    }
+    if (!(c->j & LDEM_WALL_BIT) && w->bodies.modal[c->j] != LDEM_RIGID)
+        project_force(w, c->j, side == 1 ? node : LDEM_NO_NODES, h->point, f_on_j, phi,
+                      gen + ni);
+}
+
+/* Room for the contact's generalized forces when a party is deformable (lazily: contacts
+ * restored from a checkpoint start without), zeroed. */
+static int gen_prepare(const ldem_world *w, ldem_contact *c)
+{
+    uint32_t n = 0;
+    const ldem_modeset *mi = ldem_world_body_modes(w, c->i);
+    if (mi)
+        n += mi->n;
+    if (!(c->j & LDEM_WALL_BIT)) {
+        const ldem_modeset *mj = ldem_world_body_modes(w, c->j);
+        if (mj)
+            n += mj->n;
+    }
+    if (!n)
+        return LDEM_OK;
+    if (!c->gen) {
+        if (!(c->gen = calloc(n, sizeof *c->gen)))
+            return LDEM_ERR_NOMEM;
+        c->ngen = n;
+    }
+    memset(c->gen, 0, c->ngen * sizeof *c->gen);
+    return LDEM_OK;
+}
+
+/* A patch's force F on j spread over its penetrating nodes by their weights depth·area
+ * (the weights the patch itself was built with), each share projected on the modes. */
+static void project_patch(const ldem_world *w, ldem_contact *c, const ldem_hits *h,
+                          ldem_vec3 *phi)
+{
+    ldem_vec3 F = ldem_vec3_add(c->fn, c->ft);
+    double total = 0.0;
+    for (size_t k = 0; k < h->count; k++)
+        total += h->hit[k].depth * h->hit[k].area;
+    for (size_t k = 0; k < h->count; k++) {
+        double share = total > 0.0 ? h->hit[k].depth * h->hit[k].area / total
+                                   : 1.0 / (double)h->count;
+        project_hit(w, c, &h->hit[k], ldem_vec3_scale(F, share), phi, c->gen);
+    }
 }
 
 /* Turn hits found with i and j swapped (j's nodes in sphere i) into hits of the pair (i, j):
@@ -392,7 +508,8 @@ static const ldem_node_spring *spring_find(const ldem_node_spring *old, uint32_t
 
 /* Kawamoto's node penalty: every penetrating node is its own spring pair. Analytic pairs act
  * as a single node at the contact point. */
-static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_patch *p)
+static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_patch *p,
+                          ldem_vec3 *phi)
 {
     const ldem_pair_law *law = &w->laws[c->law];
     ldem_linear_params lp = {law->kn, law->ks, law->mu};
@@ -429,6 +546,8 @@ static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ld
         ldem_vec3 f_n, f_t;
         ldem_vec3 f = ldem_linear_node_force(&lp, hit->depth, hit->normal, du, springs[k].xi,
                                              &c->dissipated, &f_n, &f_t);
+        if (c->gen)
+            project_hit(w, c, hit, f, phi, c->gen);
         fn = ldem_vec3_add(fn, f_n);
         ft = ldem_vec3_add(ft, f_t);
         ti = ldem_vec3_add(ti, ldem_vec3_cross(ldem_vec3_sub(hit->point, w->bodies.x[c->i]),
@@ -455,16 +574,21 @@ static int linear_contact(ldem_world *w, ldem_contact *c, ldem_hits *h, const ld
 }
 
 static int contact_update(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_quat *dq,
-                          ldem_err *err)
+                          ldem_vec3 *phi, ldem_err *err)
 {
     ldem_patch p;
     memset(&p, 0, sizeof p);
     int rc = contact_geometry(w, c, h, &p, err);
+    if (!rc && (rc = gen_prepare(w, c)))
+        return ldem_err_set(err, rc, NULL, 0, "out of memory for generalized forces");
     if (rc)
         return rc;
     if (w->laws[c->law].law == LDEM_LAW_LINEAR)
-        return linear_contact(w, c, h, &p);
-    return hertz_contact(w, c, &p, dq);
+        return linear_contact(w, c, h, &p, phi);
+    rc = hertz_contact(w, c, &p, dq);
+    if (!rc && c->gen && c->overlap > 0.0)
+        project_patch(w, c, h, phi);
+    return rc;
 }
 
 int ldem_contacts_update(ldem_world *w, ldem_err *err)
@@ -486,7 +610,7 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err)
         ldem_err_clear(&e);
         for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
             int rc = contact_update(w, &w->contacts[k->shard_list[q]], &k->hits[tid],
-                                    k->dq, &e);
+                                    k->dq, k->phi_scratch + (size_t)tid * k->max_modes, &e);
             if (rc) {
 #pragma omp critical(ldem_contacts_error)
                 if (!failed) {

@@ -81,9 +81,26 @@ static int push_hit(ldem_hits *h, uint32_t key, double depth, double area, ldem_
     return LDEM_OK;
 }
 
-static ldem_vec3 node_position(const ldem_nodes *n, uint64_t k)
+/* Body-frame node positions of a grain: deformed ones when it deforms. */
+static const double *positions_of(const ldem_ls_grain *g)
 {
-    return ldem_vec3_make(n->position[3 * k], n->position[3 * k + 1], n->position[3 * k + 2]);
+    return g->position ? g->position : g->nodes->position;
+}
+
+static ldem_vec3 node_at(const double *pos, uint64_t k)
+{
+    return ldem_vec3_make(pos[3 * k], pos[3 * k + 1], pos[3 * k + 2]);
+}
+
+/* φ and body-frame ∇φ of grain g at body-frame point p: the stored grid for a rigid grain;
+ * for a deformable one the precomputed level sets, or the on-demand remap (§3.1.3). */
+static int grain_sample(const ldem_ls_grain *g, ldem_vec3 p, double *phi, ldem_vec3 *grad)
+{
+    if (!g->modes || !g->eps)
+        return ldem_lset_sample(g->lset, p, phi, grad);
+    if (g->family)
+        return ldem_lset_family_sample(g->family, g->lset, g->eps, p, phi, grad);
+    return ldem_levelset_sample_remap(g->lset, g->modes, g->eps, p, phi, grad);
 }
 
 /* R v, inlined: the node loops are the hot path of level-set contact. */
@@ -100,7 +117,6 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
                         double sign, ldem_hits *h, ldem_err *err)
 {
     const ldem_nodes *nodes = from->nodes;
-    const ldem_lset *ls = into->lset;
     /* The cheap rejection works in `from`'s body frame, where the nodes are stored: only
      * nodes within `reach` of `into`'s centre can be inside it, and most are not. */
     ldem_vec3 centre = ldem_quat_rotate_inv(from->q, ldem_vec3_sub(into->x, from->x));
@@ -111,17 +127,17 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
-    const double *pos = nodes->position;
+    const double *pos = positions_of(from);
     for (uint64_t k = 0; k < nodes->count; k++) {
         double dx = pos[3 * k] - centre.x, dy = pos[3 * k + 1] - centre.y,
                dz = pos[3 * k + 2] - centre.z;
         if (dx * dx + dy * dy + dz * dz >= reach2)
             continue;
-        ldem_vec3 pk = node_position(nodes, k);
+        ldem_vec3 pk = node_at(pos, k);
         ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
         double phi;
         ldem_vec3 grad;
-        if (!ldem_lset_sample(ls, p, &phi, &grad) || !(phi < 0.0))
+        if (!grain_sample(into, p, &phi, &grad) || !(phi < 0.0))
             continue;
         ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
         ldem_vec3 world = ldem_vec3_add(from->x, apply(&from_world, pk));
@@ -160,8 +176,9 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
     ldem_vec3 fallback = ldem_vec3_sub(centre, a->x);
     fallback = ldem_vec3_norm(fallback) > 0.0 ? ldem_vec3_normalize(fallback)
                                               : ldem_vec3_make(0.0, 0.0, 1.0);
+    const double *pos = positions_of(a);
     for (uint64_t k = 0; k < nodes->count; k++) {
-        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_position(nodes, k)));
+        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
         ldem_vec3 d = ldem_vec3_sub(centre, p);
         double dist = ldem_vec3_norm(d);
         if (!(dist < radius))
@@ -203,8 +220,9 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
         return rc;
     const ldem_nodes *nodes = a->nodes;
     ldem_mat3 to_world = ldem_quat_to_mat3(a->q);
+    const double *pos = positions_of(a);
     for (uint64_t k = 0; k < nodes->count; k++) {
-        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_position(nodes, k)));
+        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
         ldem_vec3 n;
         double depth = wall_depth(w, p, &n);
         if (!(depth > 0.0))
@@ -226,16 +244,36 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
  * set along ∇φ (one Newton step), where 2/∇²φ is the surface's radius (inside the lens the
  * distance function's level sets are smaller: 2/∇²φ = R − |φ| for a sphere), then the
  * radius is capped to [CURV_MIN, CURV_MAX] × the grain's size. */
+/* 2/∇²φ of a deformed grain at body-frame point p, the Laplacian by central differences
+ * of the deformed φ over one grid spacing (as ldem_levelset_curvature_radius does for the
+ * stored grid): a flattened contact face then gets its larger radius. */
+static double deformed_curvature_radius(const ldem_ls_grain *g, ldem_vec3 p)
+{
+    double phi0, lap = 0.0, h = g->lset->spacing[0], e[3] = {0.0, 0.0, 0.0};
+    ldem_vec3 unused;
+    grain_sample(g, p, &phi0, &unused);
+    for (int a = 0; a < 3; a++) {
+        double hp, hm, step = g->lset->spacing[a];
+        e[a] = step;
+        grain_sample(g, ldem_vec3_make(p.x + e[0], p.y + e[1], p.z + e[2]), &hp, &unused);
+        grain_sample(g, ldem_vec3_make(p.x - e[0], p.y - e[1], p.z - e[2]), &hm, &unused);
+        e[a] = 0.0;
+        lap += (hp - 2.0 * phi0 + hm) / (step * step);
+    }
+    return lap > 1e-9 / h ? 2.0 / lap : INFINITY;
+}
+
 static double curvature_radius_at(const ldem_ls_grain *g, ldem_vec3 p)
 {
     ldem_vec3 pb = ldem_quat_rotate_inv(g->q, ldem_vec3_sub(p, g->x));
     double phi;
     ldem_vec3 grad;
-    ldem_lset_sample(g->lset, pb, &phi, &grad);
+    grain_sample(g, pb, &phi, &grad);
     double g2 = ldem_vec3_norm2(grad);
     if (g2 > 0.0)
         pb = ldem_vec3_axpy(-phi / g2, grad, pb);
-    double r = ldem_levelset_curvature_radius(g->lset, pb);
+    double r = g->modes && g->eps ? deformed_curvature_radius(g, pb)
+                                  : ldem_levelset_curvature_radius(g->lset, pb);
     double size = size_of(g);
     return fmin(fmax(r, CURV_MIN * size), CURV_MAX * size);
 }

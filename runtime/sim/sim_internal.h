@@ -20,6 +20,9 @@ typedef struct ldem_step_work {
     ldem_quat *dq;                 /* rotation of each body over the step: q ⊗ q_prevᵀ */
     size_t dq_capacity;
     ldem_vec3 *wall_force_prev;    /* each wall's force before this step's sum (work) */
+    uint32_t max_modes;            /* most modes of any deformable body's shape */
+    double *modal_scratch;         /* max_modes values (the serial modal kick) */
+    ldem_vec3 *phi_scratch;        /* nthreads × max_modes: Φα at a point (contacts) */
     int status;                    /* first failure inside a parallel region */
 } ldem_step_work;
 
@@ -51,5 +54,19 @@ double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
  * and torques. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);
+
+/* ---- modal.c: the deformable bodies' modal degrees of freedom ---- */
+
+/* ε̇ += h M⁻¹ f_total for every deformable body (a half kick, h = dt/2). */
+void ldem_modal_kick(ldem_world *w, double h);
+/* ε_prev = ε; ε += dt ε̇. */
+void ldem_modal_drift(ldem_world *w, double dt);
+/* Deformed nodes and grown bounding radii of every deformable body from its current ε. */
+void ldem_modal_deform(ldem_world *w);
+/* After the contact forces: Q = Σ contact gen (list order), F_int(ε), damping C ε̇ (its power
+ * booked into work_damping when book_work), f_total = Q − F_int − C ε̇. */
+int ldem_modal_reduce(ldem_world *w, int book_work, ldem_err *err);
+/* Σ ½ ε̇ᵀMε̇ and Σ U(ε). */
+void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic);
 
 #endif

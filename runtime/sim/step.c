@@ -24,6 +24,8 @@ void ldem_step_work_free(struct ldem_step_work *k)
     free(k->hits);
     free(k->dq);
     free(k->wall_force_prev);
+    free(k->modal_scratch);
+    free(k->phi_scratch);
     free(k);
 }
 
@@ -64,6 +66,24 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         w->x_list = calloc(n ? n : 1, sizeof *w->x_list);
         w->wall_disp_list = calloc(w->nwalls ? w->nwalls : 1, sizeof *w->wall_disp_list);
         if (!w->x_list || !w->wall_disp_list)
+            goto nomem;
+    }
+    if (!w->radius_list) {
+        if (!(w->radius_list = malloc((n ? n : 1) * sizeof *w->radius_list)))
+            goto nomem;
+        memcpy(w->radius_list, w->bodies.radius, n * sizeof *w->radius_list);
+    }
+    if (!k->modal_scratch) {
+        uint32_t most = 1;
+        for (size_t i = 0; i < n; i++) {
+            const ldem_modeset *ms = ldem_world_body_modes(w, i);
+            if (ms && ms->n > most)
+                most = ms->n;
+        }
+        k->max_modes = most;
+        k->modal_scratch = malloc(most * sizeof *k->modal_scratch);
+        k->phi_scratch = malloc((size_t)k->nthreads * most * sizeof *k->phi_scratch);
+        if (!k->modal_scratch || !k->phi_scratch)
             goto nomem;
     }
     return LDEM_OK;
@@ -169,6 +189,9 @@ int ldem_world_prepare(ldem_world *w, ldem_err *err)
     ldem_bodies *b = &w->bodies;
     memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
     memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
+    if (w->modal.ndof)
+        memcpy(w->modal.eps_prev, w->modal.eps, w->modal.ndof * sizeof *w->modal.eps);
+    ldem_modal_deform(w);
     for (size_t k = 0; k < w->nwalls; k++)
         w->walls[k].disp_prev = w->walls[k].disp;
     if ((rc = ldem_contacts_refresh(w, err)))
@@ -178,12 +201,15 @@ int ldem_world_prepare(ldem_world *w, ldem_err *err)
     if ((rc = ldem_contacts_update(w, err)))
         return rc;
     reduce_forces(w, 0);
+    if ((rc = ldem_modal_reduce(w, 0, err)))
+        return rc;
     ldem_walls_servo(w);
     w->potential0 = potential(w);
     ldem_probe_row row;
     w->e_initial = 0.0;
     ldem_world_measure(w, &row);
-    w->e_initial = row.kinetic + row.potential + row.stored_normal + row.stored_tangential;
+    w->e_initial = row.kinetic + row.potential + row.stored_normal + row.stored_tangential +
+                   row.modal_kinetic + row.modal_elastic;
     return LDEM_OK;
 }
 
@@ -196,6 +222,8 @@ static int resume_work(ldem_world *w, ldem_err *err)
         return rc;
     if (ldem_contacts_build_shards(w))
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+    /* deformed nodes are not stored: they follow from the restored amplitudes */
+    ldem_modal_deform(w);
     return LDEM_OK;
 }
 
@@ -243,6 +271,11 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
     const double dt = w->dt;
     ldem_integrate_first_half(b->count, b->flags, b->inv_mass, b->inertia, b->x, b->v, b->q,
                               b->L, b->force, b->torque, dt);
+    if (w->modal.ndof) {
+        ldem_modal_kick(w, 0.5 * dt);
+        ldem_modal_drift(w, dt);
+        ldem_modal_deform(w);
+    }
     ldem_walls_advance(w, w->t + dt, dt);
     w->t += dt;
     w->step++;
@@ -252,8 +285,12 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
     if ((rc = ldem_contacts_update(w, err)))
         return rc;
     reduce_forces(w, 1);
+    if ((rc = ldem_modal_reduce(w, 1, err)))
+        return rc;
     ldem_integrate_second_half(b->count, b->flags, b->inv_mass, b->v, b->q, b->L, b->force,
                                b->torque, dt);
+    if (w->modal.ndof)
+        ldem_modal_kick(w, 0.5 * dt);
     ldem_walls_servo(w);
     memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
     memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
@@ -310,13 +347,16 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
             r->contacts++;
         }
     }
+    ldem_modal_energy(w, &r->modal_kinetic, &r->modal_elastic);
     r->dissipated = dissipated;
     r->damped = w->work_damping;
     r->work_walls = w->work_walls;
-    double total = r->kinetic + r->potential + r->stored_normal + r->stored_tangential;
+    double total = r->kinetic + r->potential + r->stored_normal + r->stored_tangential +
+                   r->modal_kinetic + r->modal_elastic;
     double scale = fabs(w->e_initial);
     double magnitudes[] = {r->kinetic, fabs(r->potential), r->stored_normal,
-                           r->stored_tangential, r->dissipated, r->damped, fabs(r->work_walls)};
+                           r->stored_tangential, r->modal_kinetic, fabs(r->modal_elastic),
+                           r->dissipated, r->damped, fabs(r->work_walls)};
     for (size_t k = 0; k < sizeof magnitudes / sizeof *magnitudes; k++)
         if (magnitudes[k] > scale)
             scale = magnitudes[k];

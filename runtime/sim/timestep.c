@@ -83,3 +83,14 @@ double ldem_world_critical_dt(const ldem_world *w)
     free(pm);
     return dt;
 }
+
+double ldem_world_modal_dt(const ldem_world *w, double beta_d)
+{
+    double dt = INFINITY;
+    for (size_t i = 0; i < w->bodies.count; i++) {
+        const ldem_modeset *ms = ldem_world_body_modes(w, i);
+        if (ms && ms->omega_max > 0.0 && beta_d / ms->omega_max < dt)
+            dt = beta_d / ms->omega_max;
+    }
+    return dt;
+}

@@ -37,6 +37,7 @@ static void bodies_free(ldem_bodies *b)
     free(b->torque);
     free(b->x_prev);
     free(b->q_prev);
+    free(b->modal);
     memset(b, 0, sizeof *b);
 }
 
@@ -48,12 +49,84 @@ void ldem_contact_release(ldem_world *w, ldem_contact *c)
     free(c->springs);
     c->springs = NULL;
     c->nsprings = c->springs_capacity = 0;
+    free(c->gen);
+    c->gen = NULL;
+    c->ngen = 0;
+}
+
+static void modal_free(ldem_modal_state *m)
+{
+    free(m->eps);
+    free(m->rate);
+    free(m->eps_prev);
+    free(m->force);
+    free(m->f_int);
+    free(m->f_total);
+    free(m->node_first);
+    free(m->nodes);
+    free(m->radius0);
+    memset(m, 0, sizeof *m);
+}
+
+int ldem_world_modal_init(ldem_world *w, ldem_err *err)
+{
+    ldem_bodies *b = &w->bodies;
+    modal_free(&w->modal);
+    ldem_modal_state *m = &w->modal;
+    size_t ndof = 0, nnodes = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        b->modal[i] = LDEM_RIGID;
+        if (!(b->flags[i] & LDEM_BODY_DEFORMABLE))
+            continue;
+        const ldem_shape *sh = b->kind[i] == LDEM_SHAPE_LSET ? &w->shapes[b->shape[i]] : NULL;
+        if (!sh || !sh->modes)
+            return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
+                                "body %zu is marked deformable but its shape has no modes", i);
+        if (ndof + sh->modes->n >= UINT32_MAX)
+            return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "too many modal degrees of freedom");
+        b->modal[i] = (uint32_t)ndof;
+        ndof += sh->modes->n;
+        nnodes += sh->nodes.count;
+    }
+    m->ndof = ndof;
+    m->nnodes = nnodes;
+    size_t nd = ndof ? ndof : 1, nb = b->count ? b->count : 1;
+    m->eps = calloc(nd, sizeof *m->eps);
+    m->rate = calloc(nd, sizeof *m->rate);
+    m->eps_prev = calloc(nd, sizeof *m->eps_prev);
+    m->force = calloc(nd, sizeof *m->force);
+    m->f_int = calloc(nd, sizeof *m->f_int);
+    m->f_total = calloc(nd, sizeof *m->f_total);
+    m->node_first = malloc(nb * sizeof *m->node_first);
+    m->radius0 = calloc(nb, sizeof *m->radius0);
+    m->nodes = calloc(3 * (nnodes ? nnodes : 1), sizeof *m->nodes);
+    if (!m->eps || !m->rate || !m->eps_prev || !m->force || !m->f_int || !m->f_total ||
+        !m->node_first || !m->radius0 || !m->nodes) {
+        modal_free(m);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
+                            "out of memory for %zu modal amplitudes and %zu deformed nodes",
+                            ndof, nnodes);
+    }
+    uint64_t next = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        m->node_first[i] = LDEM_NO_NODES;
+        m->radius0[i] = b->radius[i];
+        if (b->modal[i] == LDEM_RIGID)
+            continue;
+        const ldem_shape *sh = &w->shapes[b->shape[i]];
+        m->node_first[i] = next;
+        memcpy(m->nodes + 3 * next, sh->nodes.position, 3 * sh->nodes.count * sizeof *m->nodes);
+        next += sh->nodes.count;
+    }
+    return LDEM_OK;
 }
 
 void ldem_world_free(ldem_world *w)
 {
-    for (size_t k = 0; k < w->ncontacts; k++)
+    for (size_t k = 0; k < w->ncontacts; k++) {
         free(w->contacts[k].springs);
+        free(w->contacts[k].gen);
+    }
     free(w->contacts);
     for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
         ldem_history_pool_free(&w->pools[s]);
@@ -66,6 +139,14 @@ void ldem_world_free(ldem_world *w)
         free(w->shapes[k].source);
         ldem_lset_free(&w->shapes[k].lset);
         ldem_nodes_free(&w->shapes[k].nodes);
+        if (w->shapes[k].modes) {
+            ldem_modeset_free(w->shapes[k].modes);
+            free(w->shapes[k].modes);
+        }
+        if (w->shapes[k].family) {
+            ldem_lset_family_free(w->shapes[k].family);
+            free(w->shapes[k].family);
+        }
     }
     free(w->shapes);
     bodies_free(&w->bodies);
@@ -77,6 +158,8 @@ void ldem_world_free(ldem_world *w)
     free(w->walls);
     free(w->x_list);
     free(w->wall_disp_list);
+    free(w->radius_list);
+    modal_free(&w->modal);
     ldem_step_work_free(w->work);
     memset(w, 0, sizeof *w);
 }
@@ -104,10 +187,12 @@ int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err)
         goto nomem;
     GROW(kind) GROW(shape) GROW(material) GROW(flags) GROW(radius) GROW(mass)
     GROW(inv_mass) GROW(inertia) GROW(x) GROW(v) GROW(q) GROW(L) GROW(force) GROW(torque)
-    GROW(x_prev) GROW(q_prev)
+    GROW(x_prev) GROW(q_prev) GROW(modal)
 #undef GROW
-    for (size_t i = old; i < count; i++)
+    for (size_t i = old; i < count; i++) {
         b->q[i] = b->q_prev[i] = ldem_quat_identity();
+        b->modal[i] = LDEM_RIGID;
+    }
     b->count = b->capacity = count;
     return LDEM_OK;
 nomem:

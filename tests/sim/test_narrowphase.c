@@ -58,7 +58,8 @@ static double angle_between(ldem_vec3 a, ldem_vec3 b)
 static ldem_ls_grain grain_of(const ldem_world *w, uint32_t shape, ldem_vec3 x, ldem_quat q)
 {
     const ldem_shape *sh = &w->shapes[shape];
-    return (ldem_ls_grain){&sh->lset, &sh->nodes, x, q, sh->bounding_radius};
+    return (ldem_ls_grain){.lset = &sh->lset, .nodes = &sh->nodes, .x = x, .q = q,
+                           .radius = sh->bounding_radius};
 }
 
 static ldem_vec3 node_world(const ldem_ls_grain *g, uint64_t k)
@@ -701,8 +702,8 @@ Test(narrowphase, patch_flat_face_capped)
         }
     ldem_nodes nodes = {M * M, pos, nrm, area, 0, NULL};
     double bounding = a * sqrt(3.0);
-    ldem_ls_grain g = {&ls, &nodes, ldem_vec3_make(0, 0, a - depth), ldem_quat_identity(),
-                       bounding};
+    ldem_ls_grain g = {.lset = &ls, .nodes = &nodes, .x = ldem_vec3_make(0, 0, a - depth),
+                       .q = ldem_quat_identity(), .radius = bounding};
     ldem_wall_geom floor_ = {LDEM_WALL_PLANE, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1), 0.0, 0};
     ldem_hits hits = {0};
     ldem_err err;

@@ -36,6 +36,8 @@
 #include <stdint.h>
 
 #include "ldem/err.h"
+#include "ldem/levelset.h"
+#include "ldem/modes.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
 #include "ldem/vec3.h"
@@ -83,6 +85,12 @@ typedef struct ldem_ls_grain {
                               * bounding_radius): the cheap rejection of the other grain's
                               * nodes and the cap on the patch's radii of curvature. 0: not
                               * known, the grid's half-diagonal about x is used instead. */
+    /* Deformable grains (issue 7); all NULL for a rigid grain. */
+    const double *position;  /* deformed node positions (body frame, 3 per node); NULL: the
+                              * nodes' own positions */
+    const ldem_modeset *modes;   /* with eps: φ queries on this grain remap on demand */
+    const double *eps;
+    const ldem_lset_family *family; /* set: φ from precomputed level sets instead */
 } ldem_ls_grain;
 
 /* A posed wall (current position). */

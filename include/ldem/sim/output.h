@@ -71,6 +71,8 @@ typedef struct ldem_probe_row {
     double potential;         /* gravity, relative to the initial positions */
     double stored_normal;     /* Hertz (or linear) normal elastic energy in contacts */
     double stored_tangential; /* Jäger/Mindlin/linear tangential elastic energy */
+    double modal_kinetic;     /* Σ ½ ε̇ᵀ M ε̇ over deformable grains */
+    double modal_elastic;     /* Σ U(ε) over deformable grains (KMAT / ETAB) */
     double dissipated;        /* cumulative frictional work */
     double damped;            /* cumulative energy removed by damping */
     double work_walls;        /* cumulative work walls did on the grains */

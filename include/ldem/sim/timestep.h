@@ -22,6 +22,11 @@ extern "C" {
  * when there are no bodies). */
 double ldem_world_critical_dt(const ldem_world *w);
 
+/* The modal limit of Henzel & Karapiperis §3.3: min over deformable bodies of
+ * beta_d / ω_max of their shape's modes (INFINITY when no body is deformable). Valid after
+ * ldem_world_modal_init. */
+double ldem_world_modal_dt(const ldem_world *w, double beta_d);
+
 #ifdef __cplusplus
 }
 #endif

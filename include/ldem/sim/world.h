@@ -22,6 +22,8 @@
 #include "ldem/contact/jager.h"
 #include "ldem/contact/mindlin.h"
 #include "ldem/err.h"
+#include "ldem/levelset.h"
+#include "ldem/modes.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
 #include "ldem/vec3.h"
@@ -76,13 +78,23 @@ typedef struct ldem_shape {
     ldem_vec3 inertia_per_density;  /* principal moments divided by density */
     ldem_lset lset;
     ldem_nodes nodes;
+    /* Deformation modes (issue 7): NULL for a rigid shape, or when the scene keeps every
+     * grain of the shape rigid. Both malloc'd and owned by the world (ldem_world_free). */
+    ldem_modeset *modes;
+    /* Level-set deformation of this shape's deformable grains: on-demand remap (family
+     * NULL) or interpolation along precomputed level sets (family set). */
+    ldem_lset_family *family;
 } ldem_shape;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
 
 enum ldem_body_flag {
-    LDEM_BODY_FIXED = 1u      /* not integrated (velocity as given, no forces applied) */
+    LDEM_BODY_FIXED = 1u,     /* not integrated (velocity as given, no forces applied) */
+    LDEM_BODY_DEFORMABLE = 2u /* carries modal degrees of freedom (its shape has modes) */
 };
+
+/* bodies.modal of a rigid body */
+#define LDEM_RIGID UINT32_MAX
 
 typedef struct ldem_bodies {
     size_t count, capacity;
@@ -100,10 +112,33 @@ typedef struct ldem_bodies {
     ldem_vec3 *torque;       /* total torque about the centre at the last evaluation (world) */
     ldem_vec3 *x_prev;       /* pose at the previous force evaluation: contacts take their */
     ldem_quat *q_prev;       /* displacement increments from it */
+    uint32_t *modal;         /* first modal DOF in world->modal (LDEM_RIGID: rigid body) */
 } ldem_bodies;
 
 /* ω in world components from the body-frame angular momentum: R (L_b / I). */
 ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i);
+
+/* ---- modal degrees of freedom of deformable bodies (Henzel & Karapiperis eq. 38) ----
+ *
+ * A deformable body b with shape s has n = shapes[s].modes->n amplitudes εα stored at
+ * eps[bodies.modal[b] .. + n). Its surface nodes, deformed, are at body-frame positions
+ * nodes[node_first[k] ..] for k = its index in `bodies` (LDEM_NO_NODES for rigid bodies),
+ * refreshed after every drift. */
+#define LDEM_NO_NODES UINT64_MAX
+
+typedef struct ldem_modal_state {
+    size_t ndof;             /* Σ modes over deformable bodies */
+    double *eps;             /* ε */
+    double *rate;            /* ε̇ */
+    double *eps_prev;        /* ε at the previous force evaluation (contact kinematics) */
+    double *force;           /* generalized contact force Q (eq. 41) at the last evaluation */
+    double *f_int;           /* internal force F_int(ε) at the last evaluation */
+    double *f_total;         /* Q − F_int − C ε̇ : what the next half kick applies */
+    uint64_t *node_first;    /* per body: offset into nodes (3 doubles per node) */
+    size_t nnodes;           /* deformed nodes stored */
+    double *nodes;           /* deformed node positions, body frame */
+    double *radius0;         /* per body: the undeformed bounding radius */
+} ldem_modal_state;
 
 /* ---- walls ---- */
 
@@ -184,6 +219,10 @@ typedef struct ldem_contact {
     uint32_t nsprings, springs_capacity;   /* linear law */
     ldem_node_spring *springs;
     uint32_t npatch;         /* level-set pairs: penetrating nodes in the patch last step */
+    /* Generalized forces of this contact on the modes of i (first n_i values) and j (next
+     * n_j), eq. 41; NULL when neither party is deformable. */
+    double *gen;
+    uint32_t ngen;
 } ldem_contact;
 
 /* ---- the world ---- */
@@ -219,6 +258,9 @@ typedef struct ldem_world {
 
     ldem_history_pool pools[LDEM_HISTORY_SHARDS];
 
+    ldem_modal_state modal;
+    double *radius_list;     /* body radii at the last list build (deformable grains grow) */
+
     /* energy bookkeeping (probes) */
     double e_initial;        /* total energy at step 0, for the balance error */
     double potential0;       /* gravitational potential −Σ m g·x at step 0 (probes report
@@ -246,6 +288,25 @@ int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err);
 static inline const ldem_pair_law *ldem_world_law(const ldem_world *w, uint32_t a, uint32_t b)
 {
     return &w->laws[(size_t)a * w->nmaterials + b];
+}
+
+/* Give the deformable bodies (flag LDEM_BODY_DEFORMABLE, shape with modes) their modal
+ * DOFs and deformed-node storage, all amplitudes zero; rigid bodies get LDEM_RIGID.
+ * Call once after the bodies and shapes exist (ldem_scene_build does). */
+int ldem_world_modal_init(ldem_world *w, ldem_err *err);
+
+/* The modeset of body i (NULL when rigid). */
+static inline const ldem_modeset *ldem_world_body_modes(const ldem_world *w, size_t i)
+{
+    return w->bodies.modal[i] == LDEM_RIGID ? NULL : w->shapes[w->bodies.shape[i]].modes;
+}
+
+/* Surface node positions of level-set body i in its body frame: the deformed nodes of a
+ * deformable body, the shape's nodes otherwise. */
+static inline const double *ldem_world_body_nodes(const ldem_world *w, size_t i)
+{
+    return w->bodies.modal[i] == LDEM_RIGID ? w->shapes[w->bodies.shape[i]].nodes.position
+                                            : w->modal.nodes + 3 * w->modal.node_first[i];
 }
 
 /* Release a contact's history cells and springs (the contact's slot stays). */

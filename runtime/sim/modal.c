@@ -1,0 +1,145 @@
+/* modal.c — the modal degrees of freedom of deformable grains (Henzel & Karapiperis eq. 38,
+ * M ε̈ + C ε̇ + F_int(ε) = Q), advanced by the same velocity Verlet as the rigid motion:
+ * half kick of ε̇ with the forces of the last evaluation, drift of ε, new contact forces and
+ * Q (contacts.c projects each nodal force on Φα), half kick. The damping term uses the
+ * half-step rate, as the rigid damping does (first order in C, like LAMMPS's and YADE's
+ * damping of the half-step velocities).
+ *
+ * Small strain (Henzel §2): the rigid mass and inertia do not change with ε, and the modes
+ * carry no net momentum because modefit projected rigid motion out of them, so the
+ * translational and rotational equations see only the contact forces and their torques.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* The body's modes, or NULL when it is rigid. */
+static const ldem_modeset *modes_of(const ldem_world *w, size_t i)
+{
+    return ldem_world_body_modes(w, i);
+}
+
+void ldem_modal_kick(ldem_world *w, double h)
+{
+    const ldem_bodies *b = &w->bodies;
+    ldem_modal_state *m = &w->modal;
+    double *a = w->work->modal_scratch;
+    for (size_t i = 0; i < b->count; i++) {
+        const ldem_modeset *ms = modes_of(w, i);
+        if (!ms)
+            continue;
+        uint32_t off = b->modal[i];
+        ldem_modes_solve_mass(ms, m->f_total + off, a);
+        for (uint32_t k = 0; k < ms->n; k++)
+            m->rate[off + k] += h * a[k];
+    }
+}
+
+void ldem_modal_drift(ldem_world *w, double dt)
+{
+    ldem_modal_state *m = &w->modal;
+    for (size_t k = 0; k < m->ndof; k++) {
+        m->eps_prev[k] = m->eps[k];
+        m->eps[k] += dt * m->rate[k];
+    }
+}
+
+/* How far the surface can have moved from the undeformed shape: Σ |εα| max_k |Φα(node k)|. */
+static double growth(const ldem_modeset *ms, const double *eps)
+{
+    double g = 0.0;
+    for (uint32_t k = 0; k < ms->n; k++)
+        g += fabs(eps[k]) * ms->node_max[k];
+    return g;
+}
+
+void ldem_modal_deform(ldem_world *w)
+{
+    ldem_bodies *b = &w->bodies;
+    ldem_modal_state *m = &w->modal;
+    if (!m->ndof)
+        return;
+    /* Each body writes only its own nodes: any thread count gives the same bits. */
+    int threads = w->work ? w->work->nthreads : 1;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (b->count > 16)
+    for (long li = 0; li < (long)b->count; li++) {
+        size_t i = (size_t)li;
+        const ldem_modeset *ms = modes_of(w, i);
+        if (!ms)
+            continue;
+        const ldem_shape *sh = &w->shapes[b->shape[i]];
+        const double *eps = m->eps + b->modal[i];
+        ldem_modes_deform_nodes(ms, eps, sh->nodes.position, m->nodes + 3 * m->node_first[i]);
+        b->radius[i] = m->radius0[i] + growth(ms, eps);
+    }
+}
+
+int ldem_modal_reduce(ldem_world *w, int book_work, ldem_err *err)
+{
+    const ldem_bodies *b = &w->bodies;
+    ldem_modal_state *m = &w->modal;
+    if (!m->ndof)
+        return LDEM_OK;
+    memset(m->force, 0, m->ndof * sizeof *m->force);
+    /* Q in contact-list order: the same sum for any thread count. */
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_contact *c = &w->contacts[k];
+        if (!c->gen || (c->overlap <= 0.0 && c->nsprings == 0))
+            continue;
+        uint32_t used = 0;
+        const ldem_modeset *mi = modes_of(w, c->i);
+        if (mi) {
+            for (uint32_t a = 0; a < mi->n; a++)
+                m->force[b->modal[c->i] + a] += c->gen[a];
+            used = mi->n;
+        }
+        if (!(c->j & LDEM_WALL_BIT)) {
+            const ldem_modeset *mj = modes_of(w, c->j);
+            if (mj)
+                for (uint32_t a = 0; a < mj->n; a++)
+                    m->force[b->modal[c->j] + a] += c->gen[used + a];
+        }
+    }
+    double power = 0.0;
+    for (size_t i = 0; i < b->count; i++) {
+        const ldem_modeset *ms = modes_of(w, i);
+        if (!ms)
+            continue;
+        uint32_t off = b->modal[i], n = ms->n;
+        int rc = ldem_modes_internal(ms, m->eps + off, m->f_int + off, NULL, err);
+        if (rc)
+            return rc;
+        for (uint32_t r = 0; r < n; r++) {
+            double damp = 0.0;
+            for (uint32_t s = 0; s < n; s++)
+                damp += ms->C[(size_t)r * n + s] * m->rate[off + s];
+            power += damp * m->rate[off + r];
+            m->f_total[off + r] = m->force[off + r] - m->f_int[off + r] - damp;
+        }
+    }
+    if (book_work)
+        w->work_damping += power * w->dt;
+    return LDEM_OK;
+}
+
+void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic)
+{
+    const ldem_bodies *b = &w->bodies;
+    const ldem_modal_state *m = &w->modal;
+    double kin = 0.0, el = 0.0;
+    for (size_t i = 0; m->ndof && i < b->count; i++) {
+        const ldem_modeset *ms = modes_of(w, i);
+        if (!ms)
+            continue;
+        uint32_t off = b->modal[i];
+        double U = 0.0;
+        kin += ldem_modes_kinetic(ms, m->rate + off);
+        /* outside a table that forbids extrapolation the step has already failed */
+        if (ldem_modes_internal(ms, m->eps + off, NULL, &U, NULL) == LDEM_OK)
+            el += U;
+    }
+    *kinetic = kin;
+    *elastic = el;
+}
