@@ -111,12 +111,24 @@ static uint64_t static_checksum(const ldem_world *w)
         hash_f64s(&s, sh->nodes.normal, 3 * nn);
         hash_f64s(&s, sh->nodes.area, nn);
     }
+    for (size_t k = 0; k < w->nshapes; k++) {
+        const ldem_modeset *m = w->shapes[k].modes;
+        hash_u64(&s, m ? m->n : 0);
+        if (m) {
+            hash_f64s(&s, m->K, (uint64_t)m->n * m->n);
+            hash_f64s(&s, m->M, (uint64_t)m->n * m->n);
+            hash_f64s(&s, m->C, (uint64_t)m->n * m->n);
+            hash_u64(&s, w->shapes[k].family ? w->shapes[k].family->nsamples : 0);
+        }
+    }
     const ldem_bodies *b = &w->bodies;
     hash_u64(&s, b->count);
     for (size_t i = 0; i < b->count; i++) {
         hash_u64(&s, b->kind[i]), hash_u64(&s, b->shape[i]), hash_u64(&s, b->material[i]);
         hash_u64(&s, b->flags[i]);
-        hash_f64(&s, b->radius[i]), hash_f64(&s, b->mass[i]);
+        /* a deformable body's radius grows with ε: its undeformed one describes the scene */
+        hash_f64(&s, b->modal && b->modal[i] != LDEM_RIGID ? w->modal.radius0[i] : b->radius[i]);
+        hash_f64(&s, b->mass[i]);
         hash_vec3(&s, b->inertia[i]);
     }
     hash_u64(&s, w->nwalls);
@@ -300,6 +312,26 @@ static int write_list(sink *k, const ldem_world *w)
     return section_end(k);
 }
 
+/* Deformable grains (optional section MODL): the bodies' radii at the last list build, then
+ * per modal DOF ε, ε̇, ε_prev, Q, F_int, f_total. Deformed nodes and grown radii follow from
+ * ε and are recomputed on restore. */
+#define MODAL_VALUES 6u
+
+static int write_modal(sink *k, const ldem_world *w)
+{
+    const ldem_modal_state *m = &w->modal;
+    size_t nb = w->radius_list ? w->bodies.count : 0;
+    if (section_begin(k, "MODL", 8 * (uint64_t)(nb + MODAL_VALUES * m->ndof)))
+        return k->rc;
+    for (size_t i = 0; i < nb; i++)
+        put_f64(k, w->radius_list[i]);
+    for (size_t d = 0; d < m->ndof; d++) {
+        put_f64(k, m->eps[d]), put_f64(k, m->rate[d]), put_f64(k, m->eps_prev[d]);
+        put_f64(k, m->force[d]), put_f64(k, m->f_int[d]), put_f64(k, m->f_total[d]);
+    }
+    return section_end(k);
+}
+
 /* The law state as ten doubles: Jäger's seven scalars (the stack follows separately), or the
  * Mindlin view of the whole union for every other law (it covers all its bytes, so whatever
  * a law keeps there comes back bit for bit). */
@@ -410,6 +442,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
         rc = write_contacts(k, w);
     if (!rc)
         rc = write_frames(k, x);
+    if (!rc)
+        rc = write_modal(k, w);
     free(k);
     if (rc) {
         ldem_bundle_writer_discard(&bw);
@@ -753,6 +787,7 @@ static int check_contacts(const ldem_section *s, const char *path, const ldem_wo
 
 typedef struct sections {
     const ldem_section *ckpt, *bods, *wals, *list, *cont, *frms;
+    const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
 } sections;
 
 static int find_sections(const ldem_bundle *b, const char *path, sections *s, ldem_err *err)
@@ -770,6 +805,7 @@ static int find_sections(const ldem_bundle *b, const char *path, sections *s, ld
                                        : "damaged checkpoint: no '%s' section",
                                 want[k].tag);
     }
+    s->modl = ldem_bundle_find(b, "MODL");
     return LDEM_OK;
 }
 
@@ -792,6 +828,23 @@ static int validate(const sections *s, const char *path, const ldem_world *w, he
         rc = check_contacts(s->cont, path, w, h, err);
     if (!rc)
         rc = check_doubles_section(s->frms, path, h->nframes, 1, "frame time", "frame times", err);
+    if (!rc && !s->modl && w->modal.ndof)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                          "damaged checkpoint: no 'MODL' section for the %zu modal amplitudes of "
+                          "this scene's deformable grains", w->modal.ndof);
+    if (!rc && s->modl) {
+        uint64_t with_radii = h->nbodies + MODAL_VALUES * w->modal.ndof;
+        uint64_t values = s->modl->length / 8;
+        if (s->modl->length % 8 || (values != with_radii && values != MODAL_VALUES * w->modal.ndof))
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                              "damaged checkpoint: 'MODL' holds %llu bytes, this scene's %zu "
+                              "modal amplitudes need %llu",
+                              (unsigned long long)s->modl->length, w->modal.ndof,
+                              (unsigned long long)(8 * with_radii));
+        else
+            rc = check_doubles_section(s->modl, path, values, 1, "modal value", "modal values",
+                                       err);
+    }
     return rc;
 }
 
@@ -948,6 +1001,27 @@ static int restore_contacts(ldem_world *w, const ldem_section *s, const char *pa
     return LDEM_OK;
 }
 
+static int restore_modal(ldem_world *w, const ldem_section *s)
+{
+    ldem_modal_state *m = &w->modal;
+    const unsigned char *p = s->data;
+    size_t nb = s->length / 8 - MODAL_VALUES * m->ndof;
+    free(w->radius_list);
+    w->radius_list = NULL;
+    if (nb) {
+        if (!(w->radius_list = malloc(nb * sizeof *w->radius_list)))
+            return -1;
+        for (size_t i = 0; i < nb; i++, p += 8)
+            w->radius_list[i] = ldem_get_f64le(p);
+    }
+    for (size_t d = 0; d < m->ndof; d++, p += 8 * MODAL_VALUES) {
+        m->eps[d] = ldem_get_f64le(p), m->rate[d] = ldem_get_f64le(p + 8);
+        m->eps_prev[d] = ldem_get_f64le(p + 16), m->force[d] = ldem_get_f64le(p + 24);
+        m->f_int[d] = ldem_get_f64le(p + 32), m->f_total[d] = ldem_get_f64le(p + 40);
+    }
+    return 0;
+}
+
 static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, const char *path,
                    const header *h, ldem_err *err)
 {
@@ -976,6 +1050,10 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
     }
     restore_bodies(w, s->bods);
     restore_walls(w, s->wals);
+    if (s->modl && restore_modal(w, s->modl)) {
+        free(frames);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
+    }
     w->t = h->t, w->dt = h->dt, w->step = h->step, w->skin = h->skin;
     w->list_builds = h->list_builds;
     w->e_initial = h->e_initial, w->potential0 = h->potential0, w->work_walls = h->work_walls;

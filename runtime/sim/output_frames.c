@@ -242,8 +242,12 @@ static int write_surfaces(const char *path, const ldem_world *w, int encoding, l
     grid_buf g;
     double *velocity = malloc(3 * npoints * sizeof *velocity + 1);
     int32_t *id = malloc(npoints * sizeof *id + 1);
+    /* deformable grains: the modal displacement of each surface point (world) and its size */
+    int deform = w->modal.ndof > 0;
+    double *disp = deform ? calloc(3 * npoints + 1, sizeof *disp) : NULL;
+    double *disp_mag = deform ? calloc(npoints + 1, sizeof *disp_mag) : NULL;
     int rc = grid_buf_alloc(&g, npoints, ncells, 3);
-    if (rc || !velocity || !id) {
+    if (rc || !velocity || !id || (deform && (!disp || !disp_mag))) {
         rc = nomem(path, err);
         goto out;
     }
@@ -254,11 +258,24 @@ static int write_surfaces(const char *path, const ldem_world *w, int encoding, l
         const ldem_nodes *nd = &w->shapes[b->shape[i]].nodes;
         const ldem_vec3 x = b->x[i], v = b->v[i], omega = ldem_bodies_omega(b, i);
         const size_t first = p;
+        const double *pos = ldem_world_body_nodes(w, i);
+        const ldem_modeset *ms = ldem_world_body_modes(w, i);
         for (uint64_t k = 0; k < nd->count; k++, p++) {
-            const double *q = &nd->position[3 * k];
+            const double *q = &pos[3 * k];
             ldem_vec3 r = ldem_quat_rotate(b->q[i], ldem_vec3_make(q[0], q[1], q[2]));
+            ldem_vec3 vel = ldem_vec3_add(v, ldem_vec3_cross(omega, r));
+            if (ms) {
+                const double *q0 = &nd->position[3 * k];
+                ldem_vec3 u = ldem_quat_rotate(
+                    b->q[i], ldem_vec3_make(q[0] - q0[0], q[1] - q0[1], q[2] - q0[2]));
+                ldem_vec3 du = ldem_quat_rotate(
+                    b->q[i], ldem_modes_node_displacement(ms, w->modal.rate + b->modal[i], k));
+                vel = ldem_vec3_add(vel, du);
+                put_vec3(&disp[3 * p], u);
+                disp_mag[p] = ldem_vec3_norm(u);
+            }
             put_vec3(&g.points[3 * p], ldem_vec3_add(x, r));
-            put_vec3(&velocity[3 * p], ldem_vec3_add(v, ldem_vec3_cross(omega, r)));
+            put_vec3(&velocity[3 * p], vel);
             id[p] = (int32_t)i;
         }
         for (uint64_t t = 0; t < nd->ntriangles; t++, c++) {
@@ -268,14 +285,18 @@ static int write_surfaces(const char *path, const ldem_world *w, int encoding, l
             g.types[c] = LDEM_VTK_TRIANGLE;
         }
     }
-    const ldem_vtk_array pd[] = {f64_array("velocity", 3, velocity), i32_array("id", id)};
-    const ldem_vtu_grid grid = {npoints, g.points, ncells, g.connectivity, g.offsets, g.types, 2,
-                                pd,      0,        NULL};
+    const ldem_vtk_array pd[] = {f64_array("velocity", 3, velocity), i32_array("id", id),
+                                 f64_array("displacement", 3, disp),
+                                 f64_array("displacement_magnitude", 1, disp_mag)};
+    const ldem_vtu_grid grid = {npoints, g.points, ncells, g.connectivity, g.offsets, g.types,
+                                deform ? 4 : 2, pd, 0, NULL};
     rc = ldem_vtu_write(path, &grid, encoding, err);
 out:
     grid_buf_free(&g);
     free(velocity);
     free(id);
+    free(disp);
+    free(disp_mag);
     return rc;
 }
 

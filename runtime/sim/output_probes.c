@@ -34,6 +34,8 @@ static const char *const COLUMNS[] = {
     "mean_history",
     "history_bytes",
     "history_cells",
+    "modal_kinetic",
+    "modal_elastic",
 };
 #define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
@@ -52,6 +54,18 @@ static void put_wall_prefix(FILE *fp, const ldem_wall *wl, size_t k)
         putc(*s <= ' ' || *s == 0x7f ? '_' : *s, fp);
 }
 
+/* Per reported deformable grain g and mode a: gG.epsA gG.rateA gG.QA gG.FintA. */
+static const char *const MODAL_COLUMNS[] = {"eps", "rate", "Q", "Fint"};
+#define NMODAL_COLUMNS (sizeof MODAL_COLUMNS / sizeof MODAL_COLUMNS[0])
+
+static size_t modal_columns(const ldem_world *w)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < w->nprobe_modal; k++)
+        n += NMODAL_COLUMNS * ldem_world_body_modes(w, w->probe_modal[k])->n;
+    return n;
+}
+
 /* The column-name line, '\n'-terminated, malloc'd (NULL when out of memory). */
 static char *column_line(const ldem_world *w)
 {
@@ -68,6 +82,12 @@ static char *column_line(const ldem_world *w)
             put_wall_prefix(fp, &w->walls[k], k);
             fprintf(fp, ".%s", WALL_COLUMNS[c]);
         }
+    for (size_t k = 0; k < w->nprobe_modal; k++) {
+        uint32_t g = w->probe_modal[k];
+        for (uint32_t a = 0; a < ldem_world_body_modes(w, g)->n; a++)
+            for (size_t c = 0; c < NMODAL_COLUMNS; c++)
+                fprintf(fp, "\tg%u.%s%u", g, MODAL_COLUMNS[c], a);
+    }
     putc('\n', fp);
     bool bad = ferror(fp) != 0;
     if (fclose(fp) != 0 || bad) {
@@ -236,7 +256,8 @@ int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint6
                           sub.msg);
         goto out;
     }
-    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls, resume_step, err);
+    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w),
+                     resume_step, err);
     if (rc)
         goto out;
     p->fp = fopen(path, "a");
@@ -265,15 +286,22 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
     FILE *fp = p->fp;
     fprintf(fp,
             "%.17g\t%" PRIu64 "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%" PRIu64
-            "\t%.17g\t%" PRIu64 "\t%" PRIu64,
+            "\t%.17g\t%" PRIu64 "\t%" PRIu64 "\t%.17g\t%.17g",
             row->t, row->step, row->kinetic, row->potential, row->stored_normal,
             row->stored_tangential, row->dissipated, row->damped, row->work_walls,
             row->balance_error, row->contacts, row->mean_history, row->history_bytes,
-            row->history_cells);
+            row->history_cells, row->modal_kinetic, row->modal_elastic);
     for (size_t k = 0; k < w->nwalls; k++) {
         const ldem_wall *wl = &w->walls[k];
         fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,
                 wl->force.z, wl->disp.x, wl->disp.y, wl->disp.z);
+    }
+    const ldem_modal_state *m = &w->modal;
+    for (size_t k = 0; k < w->nprobe_modal; k++) {
+        uint32_t g = w->probe_modal[k], off = w->bodies.modal[g];
+        for (uint32_t a = 0; a < ldem_world_body_modes(w, g)->n; a++)
+            fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g", m->eps[off + a], m->rate[off + a],
+                    m->force[off + a], m->f_int[off + a]);
     }
     putc('\n', fp);
     if (ferror(fp) || fflush(fp) != 0)

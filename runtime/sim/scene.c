@@ -382,7 +382,8 @@ static int parse_dt(ctx *c, const ldem_sn *dt)
 
 static int parse_time(ctx *c, const ldem_sn *root)
 {
-    static const char *const keys[] = {"dt", "safety", "duration", "steps", NULL};
+    static const char *const keys[] = {"dt", "safety", "modal_safety", "duration", "steps",
+                                       NULL};
     ldem_scene *s = c->s;
     const ldem_sn *t = ldem_sn_get(root, "time");
     if (!t)
@@ -395,6 +396,8 @@ static int parse_time(ctx *c, const ldem_sn *root)
         rc = parse_dt(c, dt);
     if (!rc)
         rc = num_field(c, t, "safety", (range){0.0, 1.0, 1, 0}, NULL, &s->dt_safety);
+    if (!rc)
+        rc = num_field(c, t, "modal_safety", (range){0.0, 2.0, 1, 0}, NULL, &s->modal_safety);
     const ldem_sn *duration = ldem_sn_get(t, "duration"), *steps = ldem_sn_get(t, "steps");
     if (!rc && duration && steps) {
         key_push(c, "steps");
@@ -665,9 +668,175 @@ static int resolve(ctx *c, const char *rel, char **out)
     return LDEM_OK;
 }
 
+/* ---- deformable grains: a shape's modes: block, a grain's modes: and deformable: ---- */
+
+/* `range: [min, max]` for every mode, or `[[min, max], ...]` one pair per mode. */
+static int parse_range(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
+{
+    size_t mark = key_push(c, "range");
+    char buf[80];
+    int rc = LDEM_OK;
+    int nested = n->kind == LDEM_SN_SEQUENCE && n->count > 0 &&
+                 n->items[0]->kind == LDEM_SN_SEQUENCE;
+    size_t pairs = nested ? n->count : 1;
+    if (n->kind != LDEM_SN_SEQUENCE || !n->count)
+        rc = FAIL(c, n, "expected [min, max] or one [min, max] per mode, got %s",
+                  looks(n, buf, sizeof buf));
+    if (!rc && !(m->range = malloc(2 * pairs * sizeof *m->range)))
+        rc = nomem(c);
+    for (size_t k = 0; !rc && k < pairs; k++) {
+        size_t m2 = nested ? key_push_index(c, k) : c->len;
+        rc = numbers(c, nested ? n->items[k] : n, 2, "[min, max]", &m->range[2 * k]);
+        if (!rc && !(m->range[2 * k + 1] > m->range[2 * k]))
+            rc = FAIL(c, nested ? n->items[k] : n, "expected min < max, got [%g, %g]",
+                      m->range[2 * k], m->range[2 * k + 1]);
+        key_pop(c, m2);
+    }
+    if (!rc)
+        m->nrange = pairs;
+    key_pop(c, mark);
+    return rc;
+}
+
+/* `damping: bundle | none | {ratio: z} | {rayleigh: [a, b]}` */
+static int parse_modal_damping(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
+{
+    static const char *const keys[] = {"ratio", "rayleigh", NULL};
+    size_t mark = key_push(c, "damping");
+    char buf[80];
+    int rc = LDEM_OK;
+    if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "bundle") == 0) {
+        m->damping = LDEM_MODAL_DAMPING_BUNDLE;
+    } else if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "none") == 0) {
+        m->damping = LDEM_MODAL_DAMPING_NONE;
+    } else if (n->kind == LDEM_SN_MAPPING && n->count == 1) {
+        rc = check_mapping(c, n, keys);
+        const ldem_sn *ratio = ldem_sn_get(n, "ratio"), *ray = ldem_sn_get(n, "rayleigh");
+        if (!rc && ratio) {
+            m->damping = LDEM_MODAL_DAMPING_RATIO;
+            rc = num_field(c, n, "ratio", NONNEGATIVE, NULL, &m->zeta);
+        } else if (!rc && ray) {
+            double ab[2];
+            size_t m2 = key_push(c, "rayleigh");
+            rc = numbers(c, ray, 2, "[alpha, beta]", ab);
+            if (!rc && (!(ab[0] >= 0.0) || !(ab[1] >= 0.0)))
+                rc = FAIL(c, ray, "expected alpha, beta >= 0, got [%g, %g]", ab[0], ab[1]);
+            key_pop(c, m2);
+            m->damping = LDEM_MODAL_DAMPING_RAYLEIGH;
+            m->alpha = ab[0];
+            m->beta = ab[1];
+        }
+    } else {
+        rc = FAIL(c, n, "expected bundle, none, {ratio: zeta} or {rayleigh: [alpha, beta]}, got %s",
+                  looks(n, buf, sizeof buf));
+    }
+    key_pop(c, mark);
+    return rc;
+}
+
+static int parse_shape_modes(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
+{
+    static const char *const keys[] = {"levelset", "range", "samples", "damping", NULL};
+    size_t mark = key_push(c, "modes");
+    char buf[80];
+    m->given = 1;
+    m->line = n->from_set ? 0 : n->line;
+    int rc = n->kind == LDEM_SN_MAPPING ? check_mapping(c, n, keys)
+                                        : FAIL(c, n, "expected a mapping {levelset, range, "
+                                               "samples, damping}, got %s",
+                                               looks(n, buf, sizeof buf));
+    const ldem_sn *ls = rc ? NULL : ldem_sn_get(n, "levelset");
+    if (ls) {
+        size_t m2 = key_push(c, "levelset");
+        if (ls->kind == LDEM_SN_SCALAR && strcmp(ls->text, "remap") == 0)
+            m->levelset = LDEM_LEVELSET_REMAP;
+        else if (ls->kind == LDEM_SN_SCALAR && strcmp(ls->text, "precomputed") == 0)
+            m->levelset = LDEM_LEVELSET_PRECOMPUTED;
+        else
+            rc = FAIL(c, ls, "expected remap or precomputed, got %s", looks(ls, buf, sizeof buf));
+        key_pop(c, m2);
+    }
+    const ldem_sn *range = rc ? NULL : ldem_sn_get(n, "range");
+    if (range)
+        rc = parse_range(c, range, m);
+    if (!rc)
+        rc = int_field(c, n, "samples", 1e6, &m->samples);
+    if (!rc && m->samples < 2) {
+        key_push(c, "samples");
+        rc = FAIL(c, ldem_sn_get(n, "samples"), "expected a whole number >= 2, got %llu",
+                  (unsigned long long)m->samples);
+    }
+    const ldem_sn *damping = rc ? NULL : ldem_sn_get(n, "damping");
+    if (damping)
+        rc = parse_modal_damping(c, damping, m);
+    key_pop(c, mark);
+    return rc;
+}
+
+/* A grain entry's `modes: {amplitude: [...], rate: [...]}` (one init shared by every grain
+ * the entry makes) and `deformable:`. */
+static int parse_grain_modes(ctx *c, const ldem_sn *entry, ldem_scene_grain *g)
+{
+    static const char *const keys[] = {"amplitude", "rate", NULL};
+    g->deformable = -1;
+    g->modal_init = -1;
+    const ldem_sn *d = ldem_sn_get(entry, "deformable");
+    int rc = LDEM_OK;
+    if (d) {
+        int v = 0;
+        rc = bool_field(c, entry, "deformable", &v);
+        g->deformable = v;
+    }
+    const ldem_sn *n = rc ? NULL : ldem_sn_get(entry, "modes");
+    if (!n)
+        return rc;
+    size_t mark = key_push(c, "modes");
+    char buf[80];
+    rc = n->kind == LDEM_SN_MAPPING ? check_mapping(c, n, keys)
+                                    : FAIL(c, n, "expected {amplitude: [...], rate: [...]}, got %s",
+                                           looks(n, buf, sizeof buf));
+    const ldem_sn *amp = rc ? NULL : ldem_sn_get(n, "amplitude");
+    const ldem_sn *rate = rc ? NULL : ldem_sn_get(n, "rate");
+    size_t count = amp ? amp->count : rate ? rate->count : 0;
+    if (!rc && ((amp && amp->kind != LDEM_SN_SEQUENCE) || (rate && rate->kind != LDEM_SN_SEQUENCE) ||
+                count == 0))
+        rc = FAIL(c, n, "expected amplitude: [e1, ...] and/or rate: [r1, ...], one value per "
+                  "mode");
+    if (!rc && amp && rate && amp->count != rate->count)
+        rc = FAIL(c, rate, "rate has %zu values, amplitude %zu", rate->count, amp->count);
+    ldem_scene *s = c->s;
+    ldem_scene_modal_init init = {count, NULL, NULL, n->from_set ? 0 : n->line};
+    if (!rc && (!(init.amplitude = calloc(count, sizeof(double))) ||
+                !(init.rate = calloc(count, sizeof(double)))))
+        rc = nomem(c);
+    if (!rc && amp) {
+        size_t m2 = key_push(c, "amplitude");
+        rc = numbers(c, amp, count, "(one per mode)", init.amplitude);
+        key_pop(c, m2);
+    }
+    if (!rc && rate) {
+        size_t m2 = key_push(c, "rate");
+        rc = numbers(c, rate, count, "(one per mode)", init.rate);
+        key_pop(c, m2);
+    }
+    ldem_scene_modal_init *grown = NULL;
+    if (!rc && !(grown = realloc(s->modal_inits, (s->nmodal_inits + 1) * sizeof *grown)))
+        rc = nomem(c);
+    if (rc) {
+        free(init.amplitude);
+        free(init.rate);
+    } else {
+        s->modal_inits = grown;
+        g->modal_init = (long)s->nmodal_inits;
+        s->modal_inits[s->nmodal_inits++] = init;
+    }
+    key_pop(c, mark);
+    return rc;
+}
+
 static int parse_shape(ctx *c, const char *name, const ldem_sn *m, ldem_scene_shape *out)
 {
-    static const char *const keys[] = {"sphere", "bundle", NULL};
+    static const char *const keys[] = {"sphere", "bundle", "modes", NULL};
     int rc = check_mapping(c, m, keys);
     const ldem_sn *sphere = ldem_sn_get(m, "sphere"), *bundle = ldem_sn_get(m, "bundle");
     if (!rc && (!sphere) == (!bundle))
@@ -689,6 +858,12 @@ static int parse_shape(ctx *c, const char *name, const ldem_sn *m, ldem_scene_sh
             rc = resolve(c, path, &out->bundle);
         key_pop(c, mark);
     }
+    out->modes.samples = 9;
+    const ldem_sn *modes = rc ? NULL : ldem_sn_get(m, "modes");
+    if (modes && sphere)
+        rc = FAIL(c, modes, "modes apply to bundle shapes only (an analytic sphere is rigid)");
+    else if (modes)
+        rc = parse_shape_modes(c, modes, &out->modes);
     return rc;
 }
 
@@ -794,9 +969,11 @@ static int parse_explicit_grain(ctx *c, grain_list *gl, uint32_t entry, const ld
 {
     static const char *const keys[] = {"shape", "material", "position", "velocity",
                                        "orientation", "angular_velocity", "fixed", "radius",
-                                       NULL};
+                                       "deformable", "modes", NULL};
     ldem_scene_grain g = {.q = {1.0, 0.0, 0.0, 0.0}};
     int rc = check_mapping(c, m, keys);
+    if (!rc)
+        rc = parse_grain_modes(c, m, &g);
     if (!rc)
         rc = shape_ref(c, m, &g.shape);
     if (!rc)
@@ -897,12 +1074,15 @@ static int parse_count(ctx *c, const ldem_sn *m, uint64_t count[3])
 static int parse_lattice(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *m)
 {
     static const char *const keys[] = {"shape", "material", "origin", "spacing", "count",
-                                       "velocity", "jitter", "seed", NULL};
+                                       "velocity", "jitter", "seed", "deformable", "modes",
+                                       NULL};
     ldem_scene_grain g = {.q = {1.0, 0.0, 0.0, 0.0}};
     ldem_vec3 origin = ldem_vec3_zero();
     double spacing[3] = {0.0, 0.0, 0.0}, jitter = 0.0;
     uint64_t count[3] = {0, 0, 0}, seed = 1;
     int rc = check_mapping(c, m, keys);
+    if (!rc)
+        rc = parse_grain_modes(c, m, &g);
     if (!rc)
         rc = shape_ref(c, m, &g.shape);
     if (!rc)
@@ -1078,11 +1258,14 @@ static int read_table(ctx *c, const ldem_sn *node, const char *path, ldem_table 
 
 static int parse_grain_file(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *m)
 {
-    static const char *const keys[] = {"path", "shape", "material", NULL};
+    static const char *const keys[] = {"path", "shape", "material", "deformable", "modes",
+                                       NULL};
     ldem_scene_grain g = {.q = {1.0, 0.0, 0.0, 0.0}};
     const char *rel = NULL;
     char *path = NULL;
     int rc = check_mapping(c, m, keys);
+    if (!rc)
+        rc = parse_grain_modes(c, m, &g);
     const ldem_sn *p = rc ? NULL : ldem_sn_get(m, "path");
     if (!rc && !p)
         rc = missing(c, m, "path", "a TSV file of positions with a header row x y z ...");
@@ -1395,12 +1578,49 @@ static int parse_frames_extra(ctx *c, const ldem_sn *frames)
     return rc;
 }
 
+/* `modes: auto | true | false | [grain indices]` of the probes block. */
+static int parse_probe_modes(ctx *c, const ldem_sn *probes)
+{
+    const ldem_sn *n = ldem_sn_get(probes, "modes");
+    if (!n)
+        return LDEM_OK;
+    size_t mark = key_push(c, "modes");
+    char buf[80];
+    int rc = LDEM_OK;
+    ldem_scene *s = c->s;
+    if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "auto") == 0) {
+        s->probe_modes = -1;
+    } else if (n->kind == LDEM_SN_SEQUENCE) {
+        s->probe_modes = 2;
+        if (!(s->probe_grains = calloc(n->count ? n->count : 1, sizeof *s->probe_grains)))
+            rc = nomem(c);
+        for (size_t k = 0; !rc && k < n->count; k++) {
+            double v;
+            size_t m2 = key_push_index(c, k);
+            rc = number(c, n->items[k], NONNEGATIVE, &v);
+            if (!rc && (v != floor(v) || v > SCENE_MAX_GRAINS))
+                rc = FAIL(c, n->items[k], "expected a grain index (a whole number), got %g", v);
+            if (!rc)
+                s->probe_grains[s->nprobe_grains++] = (uint32_t)v;
+            key_pop(c, m2);
+        }
+    } else if (n->kind == LDEM_SN_SCALAR &&
+               (strcmp(n->text, "true") == 0 || strcmp(n->text, "false") == 0)) {
+        s->probe_modes = strcmp(n->text, "true") == 0;
+    } else {
+        rc = FAIL(c, n, "expected auto, true, false or a list of grain indices, got %s",
+                  looks(n, buf, sizeof buf));
+    }
+    key_pop(c, mark);
+    return rc;
+}
+
 static int parse_output(ctx *c, const ldem_sn *root)
 {
     static const char *const keys[] = {"dir", "frames", "probes", "checkpoint", NULL};
     static const char *const frame_keys[] = {"every", "encoding", "contacts", NULL};
     static const char *const every_keys[] = {"every", NULL};
-    static const char *const probe_keys[] = {"every", "dissipation", NULL};
+    static const char *const probe_keys[] = {"every", "dissipation", "modes", NULL};
     const ldem_sn *out = ldem_sn_get(root, "output");
     if (!out)
         return LDEM_OK;
@@ -1426,6 +1646,8 @@ static int parse_output(ctx *c, const ldem_sn *root)
     if (!rc && node) {
         size_t m2 = key_push(c, "probes");
         rc = bool_field(c, node, "dissipation", &c->s->track_dissipation);
+        if (!rc)
+            rc = parse_probe_modes(c, node);
         key_pop(c, m2);
     }
     if (!rc)
@@ -1447,6 +1669,8 @@ void ldem_scene_init(ldem_scene *s)
     s->frame_contacts = 1;
     s->probe_every = 100;
     s->track_dissipation = 1;
+    s->modal_safety = 0.2;
+    s->probe_modes = -1;
 }
 
 void ldem_scene_free(ldem_scene *s)
@@ -1464,7 +1688,14 @@ void ldem_scene_free(ldem_scene *s)
     for (size_t k = 0; k < s->nshapes; k++) {
         free(s->shapes[k].name);
         free(s->shapes[k].bundle);
+        free(s->shapes[k].modes.range);
     }
+    for (size_t k = 0; k < s->nmodal_inits; k++) {
+        free(s->modal_inits[k].amplitude);
+        free(s->modal_inits[k].rate);
+    }
+    free(s->modal_inits);
+    free(s->probe_grains);
     free(s->shapes);
     free(s->grains);
     for (size_t k = 0; k < s->nwalls; k++) {

@@ -172,8 +172,118 @@ static int decode_grain(const ldem_scene *s, const ldem_scene_shape *sh, const l
     return LDEM_OK;
 }
 
-static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, ldem_shape *out,
-                       ldem_err *err)
+/* ---- deformation modes ---- */
+
+/* Whether some grain of scene shape `k` may be deformable (not explicitly rigid). */
+static int shape_may_deform(const ldem_scene *s, size_t k)
+{
+    for (size_t g = 0; g < s->ngrains; g++)
+        if (s->grains[g].shape == k && s->grains[g].deformable != 0)
+            return 1;
+    return 0;
+}
+
+/* Amplitude range of mode a for precomputed level sets (docs/scene.md). */
+static void modal_range(const ldem_scene_modes *opt, const ldem_modeset *ms,
+                        double bounding_radius, uint32_t a, double *lo, double *hi)
+{
+    if (opt->nrange) {
+        size_t k = opt->nrange == 1 ? 0 : a;
+        *lo = opt->range[2 * k];
+        *hi = opt->range[2 * k + 1];
+    } else if (ms->curves[a].n) {
+        *lo = ms->curves[a].eps[0];
+        *hi = ms->curves[a].eps[ms->curves[a].n - 1];
+    } else {
+        double r = 0.1 * bounding_radius / (ms->node_max[a] > 0.0 ? ms->node_max[a] : 1.0);
+        *lo = -r;
+        *hi = r;
+    }
+}
+
+/* Decode MODE, KMAT, MMAT (ETAB, DAMP if present), build the modeset, apply the scene's
+ * damping and level-set choices. */
+static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const ldem_bundle *b,
+                        ldem_shape *out, ldem_err *err)
+{
+    const ldem_section *mode = ldem_bundle_find(b, LDEM_TAG_MODE);
+    const ldem_section *kmat = ldem_bundle_find(b, LDEM_TAG_KMAT);
+    const ldem_section *mmat = ldem_bundle_find(b, LDEM_TAG_MMAT);
+    const ldem_section *etab = ldem_bundle_find(b, LDEM_TAG_ETAB);
+    const ldem_section *damp = ldem_bundle_find(b, LDEM_TAG_DAMP);
+    if (!mode || !kmat || !mmat)
+        return LDEM_OK; /* rigid only; grains that insist on deforming are refused later */
+    ldem_modes m = {0};
+    ldem_matrix K = {0}, M = {0};
+    ldem_etab E = {0};
+    ldem_damping D = {0};
+    int rc = ldem_modes_decode(mode, sh->bundle, &m, err);
+    if (!rc)
+        rc = ldem_matrix_decode(kmat, sh->bundle, &K, err);
+    if (!rc)
+        rc = ldem_matrix_decode(mmat, sh->bundle, &M, err);
+    if (!rc && etab)
+        rc = ldem_etab_decode(etab, sh->bundle, &E, err);
+    if (!rc && damp)
+        rc = ldem_damping_decode(damp, sh->bundle, &D, err);
+    ldem_modeset *ms = NULL;
+    if (!rc && !(ms = calloc(1, sizeof *ms)))
+        rc = nomem(err);
+    if (!rc) {
+        ldem_err inner;
+        ldem_err_clear(&inner);
+        rc = ldem_modeset_build(&m, &K, &M, etab ? &E : NULL, damp ? &D : NULL, out->nodes.count,
+                                out->nodes.position, ms, &inner);
+        if (rc)
+            rc = bundle_error(s, sh, err, "'%.200s': %s", sh->bundle, inner.msg);
+    }
+    const ldem_scene_modes *opt = &sh->modes;
+    if (!rc && opt->damping == LDEM_MODAL_DAMPING_NONE)
+        rc = ldem_modeset_set_rayleigh(ms, 0.0, 0.0, err);
+    else if (!rc && opt->damping == LDEM_MODAL_DAMPING_RATIO)
+        rc = ldem_modeset_set_ratio(ms, opt->zeta, err);
+    else if (!rc && opt->damping == LDEM_MODAL_DAMPING_RAYLEIGH)
+        rc = ldem_modeset_set_rayleigh(ms, opt->alpha, opt->beta, err);
+    if (!rc && ms->field == LDEM_MODE_FIELD_NONE)
+        rc = bundle_error(s, sh, err, "'%.200s': MODE has values at the nodes only; deforming "
+                          "the level set needs the mode on the grid too (modefit writes it)",
+                          sh->bundle);
+    if (!rc && opt->nrange > 1 && opt->nrange != ms->n)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, opt->line), opt->line,
+                          "shapes.%.100s.modes.range: %zu pairs for %u modes (give one pair for "
+                          "all, or one per mode)", sh->name, opt->nrange, ms->n);
+    if (!rc && opt->levelset == LDEM_LEVELSET_PRECOMPUTED) {
+        double *lo = malloc(ms->n * sizeof *lo), *hi = malloc(ms->n * sizeof *hi);
+        if (!lo || !hi || !(out->family = calloc(1, sizeof *out->family)))
+            rc = nomem(err);
+        for (uint32_t a = 0; !rc && a < ms->n; a++)
+            modal_range(opt, ms, out->bounding_radius, a, &lo[a], &hi[a]);
+        if (!rc)
+            rc = ldem_lset_family_build(&out->lset, ms, lo, hi, (uint32_t)opt->samples,
+                                        out->family, err);
+        if (!rc)
+            ldem_info("shape %s: precomputed level sets, %u modes x %u amplitudes, %.1f MB",
+                          sh->name, ms->n, (unsigned)opt->samples,
+                          (double)ldem_lset_family_bytes(out->family) / 1e6);
+        free(lo);
+        free(hi);
+    }
+    if (!rc) {
+        out->modes = ms;
+    } else if (ms) {
+        ldem_modeset_free(ms);
+        free(ms);
+    }
+    ldem_modes_free(&m);
+    ldem_matrix_free(&K);
+    ldem_matrix_free(&M);
+    ldem_etab_free(&E);
+    ldem_damping_free(&D);
+    return rc;
+}
+
+static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, int modes_wanted,
+                       ldem_shape *out, ldem_err *err)
 {
     FILE *fp = fopen(sh->bundle, "rb");
     if (!fp)
@@ -189,14 +299,37 @@ static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, ldem_sha
         rc = bundle_error(s, sh, err, "'%.200s' holds no bundle", sh->bundle);
     if (!rc)
         rc = decode_grain(s, sh, &b, out, err);
+    if (!rc && modes_wanted)
+        rc = decode_modes(s, sh, &b, out, err);
+    if (!rc && sh->modes.given && !out->modes && modes_wanted)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, sh->modes.line), sh->modes.line,
+                          "shapes.%.100s.modes: '%.200s' has no modes (MODE, KMAT and MMAT, as "
+                          "modefit writes them)", sh->name, sh->bundle);
     ldem_bundle_free(&b);
     ldem_bundle_reader_close(r);
     fclose(fp);
     return rc;
 }
 
-/* World shapes for the scene's bundle shapes; scene shapes naming the same file share one.
- * map[k] is scene shape k's world shape (bundles only). */
+/* Scene shapes naming the same bundle share one world shape unless one of them has its own
+ * modes: block (damping, level sets). */
+static int same_world_shape(const ldem_scene_shape *a, const ldem_scene_shape *b)
+{
+    return a->kind == LDEM_SHAPE_LSET && b->kind == LDEM_SHAPE_LSET && !a->modes.given &&
+           !b->modes.given && strcmp(a->bundle, b->bundle) == 0;
+}
+
+/* Whether some grain of scene shape k, or of a shape sharing its world shape, may deform. */
+static int modes_wanted(const ldem_scene *s, size_t k)
+{
+    for (size_t j = 0; j < s->nshapes; j++)
+        if ((j == k || same_world_shape(&s->shapes[j], &s->shapes[k])) && shape_may_deform(s, j))
+            return 1;
+    return 0;
+}
+
+/* World shapes for the scene's bundle shapes (see same_world_shape). map[k] is scene shape
+ * k's world shape (bundles only). */
 static int build_shapes(const ldem_scene *s, ldem_world *w, uint32_t *map, ldem_err *err)
 {
     w->shapes = calloc(s->nshapes ? s->nshapes : 1, sizeof *w->shapes);
@@ -207,9 +340,9 @@ static int build_shapes(const ldem_scene *s, ldem_world *w, uint32_t *map, ldem_
         if (sh->kind != LDEM_SHAPE_LSET)
             continue;
         size_t found = w->nshapes;
-        for (size_t j = 0; j < w->nshapes; j++)
-            if (strcmp(w->shapes[j].source, sh->bundle) == 0)
-                found = j;
+        for (size_t j = 0; j < k && found == w->nshapes; j++)
+            if (same_world_shape(&s->shapes[j], sh))
+                found = map[j];
         map[k] = (uint32_t)found;
         if (found < w->nshapes)
             continue;
@@ -218,7 +351,7 @@ static int build_shapes(const ldem_scene *s, ldem_world *w, uint32_t *map, ldem_
         out->source = strdup(sh->bundle);
         if (!out->name || !out->source)
             return nomem(err);
-        int rc = load_bundle(s, sh, out, err);
+        int rc = load_bundle(s, sh, modes_wanted(s, k), out, err);
         if (rc)
             return rc;
     }
@@ -264,11 +397,77 @@ static void place_body(const ldem_scene *s, ldem_world *w, const uint32_t *map,
     b->L[i] = body_momentum(b->q[i], g->omega, b->inertia[i]);
 }
 
+/* A grain deforms when its shape has modes and it did not ask to stay rigid; asking to
+ * deform (or giving modes:) without modes in the bundle is an error. */
+static int grain_deforms(const ldem_scene *s, const ldem_world *w, const uint32_t *map,
+                         const ldem_scene_grain *g, int *deforms, ldem_err *err)
+{
+    const ldem_scene_shape *sh = &s->shapes[g->shape];
+    const ldem_modeset *ms = sh->kind == LDEM_SHAPE_LSET ? w->shapes[map[g->shape]].modes : NULL;
+    *deforms = ms && g->deformable != 0;
+    if ((g->deformable == 1 || g->modal_init >= 0) && !ms && g->deformable != 0)
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, g->line), g->line,
+                            "grains.%u: shape '%.100s' has no deformation modes (%s)", g->entry,
+                            sh->name,
+                            sh->kind == LDEM_SHAPE_LSET ? "its bundle has no MODE, KMAT, MMAT"
+                                                        : "an analytic sphere is rigid");
+    if (*deforms && g->modal_init >= 0 && s->modal_inits[g->modal_init].n != ms->n)
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, g->line), g->line,
+                            "grains.%u.modes: the shape '%.100s' has %u mode(s), got %zu values",
+                            g->entry, sh->name, ms->n, s->modal_inits[g->modal_init].n);
+    return LDEM_OK;
+}
+
+/* The deformable grains whose modal state the probes report (output.probes.modes). */
+static int choose_probe_modal(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    size_t deformable = 0;
+    for (size_t i = 0; i < w->bodies.count; i++)
+        deformable += w->bodies.modal[i] != LDEM_RIGID;
+    int mode = s->probe_modes;
+    if (mode < 0)
+        mode = deformable <= 32;
+    if (!(w->probe_modal = calloc(deformable + s->nprobe_grains + 1, sizeof *w->probe_modal)))
+        return nomem(err);
+    if (mode == 1)
+        for (size_t i = 0; i < w->bodies.count; i++)
+            if (w->bodies.modal[i] != LDEM_RIGID)
+                w->probe_modal[w->nprobe_modal++] = (uint32_t)i;
+    if (mode == 2)
+        for (size_t k = 0; k < s->nprobe_grains; k++) {
+            uint32_t g = s->probe_grains[k];
+            if (g >= w->bodies.count || w->bodies.modal[g] == LDEM_RIGID)
+                return ldem_err_set(err, LDEM_ERR_INPUT, s->path, 0,
+                                    "output.probes.modes.%zu: grain %u %s", k, g,
+                                    g >= w->bodies.count ? "does not exist"
+                                                         : "is not deformable");
+            w->probe_modal[w->nprobe_modal++] = g;
+        }
+    return LDEM_OK;
+}
+
 static int build_bodies(const ldem_scene *s, ldem_world *w, const uint32_t *map, ldem_err *err)
 {
     int rc = ldem_bodies_resize(&w->bodies, s->ngrains, err);
-    for (size_t i = 0; !rc && i < s->ngrains; i++)
+    for (size_t i = 0; !rc && i < s->ngrains; i++) {
         place_body(s, w, map, &s->grains[i], i);
+        int deforms = 0;
+        rc = grain_deforms(s, w, map, &s->grains[i], &deforms, err);
+        if (deforms)
+            w->bodies.flags[i] |= LDEM_BODY_DEFORMABLE;
+    }
+    if (!rc)
+        rc = ldem_world_modal_init(w, err);
+    if (!rc)
+        rc = choose_probe_modal(s, w, err);
+    for (size_t i = 0; !rc && i < s->ngrains; i++) {
+        const ldem_scene_grain *g = &s->grains[i];
+        if (w->bodies.modal[i] == LDEM_RIGID || g->modal_init < 0)
+            continue;
+        const ldem_scene_modal_init *init = &s->modal_inits[g->modal_init];
+        memcpy(w->modal.eps + w->bodies.modal[i], init->amplitude, init->n * sizeof(double));
+        memcpy(w->modal.rate + w->bodies.modal[i], init->rate, init->n * sizeof(double));
+    }
     return rc;
 }
 
@@ -417,6 +616,12 @@ static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
                             "time.dt: auto estimates the step from the grains, and this scene "
                             "has no free grain; give a fixed step, dt: <seconds>");
     w->dt = s->dt_safety * critical;
+    double modal = ldem_world_modal_dt(w, s->modal_safety);
+    if (modal < w->dt) {
+        ldem_info("dt: the modal limit %g (modal_safety / largest modal frequency) is below the "
+                  "contact limit %g", modal, w->dt);
+        w->dt = modal;
+    }
     return LDEM_OK;
 }
 

@@ -159,6 +159,7 @@ void ldem_world_free(ldem_world *w)
     free(w->x_list);
     free(w->wall_disp_list);
     free(w->radius_list);
+    free(w->probe_modal);
     modal_free(&w->modal);
     ldem_step_work_free(w->work);
     memset(w, 0, sizeof *w);

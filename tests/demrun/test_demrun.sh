@@ -8,6 +8,9 @@
 #                FILE:LINE and the key, and no output folder (or an existing one unchanged)
 #   ls-sphere    lsgen spheres against analytic spheres (check_ls_sphere.py)
 #   dzhanibekov  an lsgen ellipsoid in free rotation (check_dzhanibekov.py)
+#   deformable   deformable beams (lsgen | modefit analytic bending) on a floor and on each
+#                other: bitwise restart and thread independence with modal state, the modal
+#                probe columns, one-line errors for bad modes keys
 # usage: test_demrun.sh BUILD_DIR SOURCE_DIR PART
 set -u
 build=$1
@@ -332,6 +335,33 @@ dzhanibekov)
   straight dzh -- "$scenes/dzhanibekov.yaml" --set "shapes.ell.bundle=$work/e321.ldg"
   checker "dzhanibekov" -- "$py" "$here/check_dzhanibekov.py" "$work/dzh" "$work/e321.ldg" \
     1 0.002,2,0.001 1e-9 1e-6 1e-4 6
+  ;;
+
+deformable)
+  "$lsgen" cuboid --size 40,4,4 --h 0.5 -q |
+    "$build/tools/modefit/modefit" --analytic beam-bending --length 40 --axis x --E 1e4 \
+      --nu 0.3 --normalize point:0,0,0:-z --depth 1 -q -o "$work/beam.ldg" ||
+    { echo "lsgen | modefit failed"; exit 1; }
+  beam=(--set "shapes.beam.bundle=$work/beam.ldg" "$scenes/beam_floor.yaml")
+  straight beam -- "${beam[@]}"
+  busy "beams in contact at 600" "$work/beam" 600 1 0
+  # the modes moved and felt the contacts
+  q=$(awk -F'\t' '!/^#/ && !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+                  h && ($(c["g0.Q0"]) + 0 != 0) { n++ } END { print n + 0 }' "$work/beam/probes.tsv")
+  [ "$q" -gt 0 ] && ok || bad "deformable: no probe row with a generalized contact force"
+  restart beam-600 "$work/beam" 600 -- "${beam[@]}"
+  restart beam-chain "$work/beam" 333,901 -- "${beam[@]}"
+  straight beam-j2 -- -j 2 "${beam[@]}"
+  same_output "deformable -j 2" "$work/beam" "$work/beam-j2"
+  # a rigid copy of the same scene ends elsewhere, and the comparison sees it
+  straight beam-rigid -- "${beam[@]}" --set grains.0.deformable=false --set grains.1.deformable=false
+  differ "rigid is not deformable" "$work/beam/probes.tsv" "$work/beam-rigid/probes.tsv"
+  QUIET_STDOUT=1 expect_error "amplitude count" 2 "grains.1.modes: the shape 'beam' has 1 mode" \
+    -- "$demrun" -o "$work/e1" "${beam[@]}" --set "grains.1.modes.amplitude=[1, 2]"
+  QUIET_STDOUT=1 expect_error "levelset kind" 2 "shapes.beam.modes.levelset: expected remap" \
+    -- "$demrun" -o "$work/e2" "${beam[@]}" --set "shapes.beam.modes.levelset=sideways"
+  QUIET_STDOUT=1 expect_error "sphere cannot deform" 2 "modes apply to bundle shapes only" \
+    -- "$demrun" -o "$work/e3" "${beam[@]}" --set "shapes.ball={sphere: 1, modes: {}}"
   ;;
 
 *)

@@ -46,13 +46,41 @@ typedef struct ldem_scene_contact {
     long line;
 } ldem_scene_contact;
 
+/* How the deformable grains of a bundle shape deform (the shape's `modes:` block). */
+enum ldem_scene_levelset { LDEM_LEVELSET_REMAP = 0, LDEM_LEVELSET_PRECOMPUTED = 1 };
+enum ldem_scene_modal_damping {
+    LDEM_MODAL_DAMPING_BUNDLE = 0,    /* the bundle's DAMP section (none if absent) */
+    LDEM_MODAL_DAMPING_NONE = 1,
+    LDEM_MODAL_DAMPING_RATIO = 2,     /* zeta on every mode */
+    LDEM_MODAL_DAMPING_RAYLEIGH = 3   /* C = alpha M + beta K */
+};
+
+typedef struct ldem_scene_modes {
+    int given;                        /* the shape has a modes: block */
+    int levelset;                     /* enum ldem_scene_levelset */
+    size_t nrange;                    /* 0 (default), 1 (all modes) or one pair per mode */
+    double *range;                    /* nrange pairs (min, max) */
+    uint64_t samples;                 /* precomputed: amplitudes per mode */
+    int damping;                      /* enum ldem_scene_modal_damping */
+    double zeta, alpha, beta;
+    long line;
+} ldem_scene_modes;
+
 typedef struct ldem_scene_shape {
     char *name;
     int kind;                         /* enum ldem_shape_kind */
     double radius;                    /* sphere */
     char *bundle;                     /* level set: path, resolved against the scene's folder */
+    ldem_scene_modes modes;
     long line;
 } ldem_scene_shape;
+
+/* Initial modal state of grains (one per grains entry that gives `modes:`). */
+typedef struct ldem_scene_modal_init {
+    size_t n;
+    double *amplitude, *rate;         /* n values each (rate zeros when not given) */
+    long line;
+} ldem_scene_modal_init;
 
 /* One grain as placed (lattices and TSV files are expanded by the loader). */
 typedef struct ldem_scene_grain {
@@ -62,6 +90,9 @@ typedef struct ldem_scene_grain {
     ldem_vec3 x, v, omega;            /* position, velocity, angular velocity (world) */
     double q[4];                      /* orientation (w, x, y, z), normalized by the loader */
     int fixed;
+    int deformable;                   /* -1: default (deformable when the bundle has modes),
+                                       * 0: rigid, 1: deformable (the bundle must have modes) */
+    long modal_init;                  /* index into modal_inits, −1: zeros */
     long line;                        /* scene line (or TSV line) for messages; 0: --set */
     uint32_t entry;                   /* index of the `grains` list entry it came from */
     uint32_t source;                  /* 0: the scene file; k > 0: sources[k - 1] (a TSV) */
@@ -101,6 +132,8 @@ typedef struct ldem_scene {
     ldem_scene_wall *walls;
     size_t nsources;                  /* placement files (TSV) grains were read from */
     char **sources;
+    size_t nmodal_inits;
+    ldem_scene_modal_init *modal_inits;
 
     ldem_vec3 gravity;
     double damping_viscous, damping_local;
@@ -108,6 +141,7 @@ typedef struct ldem_scene {
     int dt_mode;                      /* enum ldem_scene_dt */
     double dt;                        /* fixed step */
     double dt_safety;                 /* auto: fraction of the critical step (default 0.2) */
+    double modal_safety;              /* auto: β_d, dt ≤ β_d/ω_max of deformable grains (0.2) */
     double duration;                  /* run length in time (< 0: use steps) */
     uint64_t steps;                   /* run length in steps (when duration < 0) */
 
@@ -120,6 +154,11 @@ typedef struct ldem_scene {
     int frame_encoding;               /* enum ldem_vtk_encoding, default zlib */
     int frame_contacts;               /* write the contact network */
     uint64_t probe_every;             /* steps between probe rows; 0: none */
+    int probe_modes;                  /* per-grain modal columns: −1 auto (every deformable
+                                       * grain when there are at most 32), 0 none, 1 all, 2 the
+                                       * listed grains */
+    size_t nprobe_grains;
+    uint32_t *probe_grains;
     int track_dissipation;            /* Jäger frictional work per contact (default on; off
                                        * saves a quadrature per slipping leg) */
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */

@@ -259,7 +259,10 @@ typedef struct ldem_world {
     ldem_history_pool pools[LDEM_HISTORY_SHARDS];
 
     ldem_modal_state modal;
-    double *radius_list;     /* body radii at the last list build (deformable grains grow) */
+    double *radius_list;     /* body radii at the last list build (deformable grains grow);
+                              * saved by checkpoints with x_list */
+    size_t nprobe_modal;     /* deformable bodies whose ε, ε̇, Q, F_int the probes report */
+    uint32_t *probe_modal;
 
     /* energy bookkeeping (probes) */
     double e_initial;        /* total energy at step 0, for the balance error */
