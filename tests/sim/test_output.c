@@ -727,8 +727,10 @@ static const char *const BASE_COLUMNS[] = {"t",
                                            "contacts",
                                            "mean_history",
                                            "history_bytes",
-                                           "history_cells"};
-#define NBASE 14
+                                           "history_cells",
+                                           "modal_kinetic",
+                                           "modal_elastic"};
+#define NBASE 16
 
 static ldem_probe_row sample_row(uint64_t step, double scale)
 {
@@ -745,7 +747,9 @@ static ldem_probe_row sample_row(uint64_t step, double scale)
                             .contacts = step + 3,
                             .mean_history = 1.0 / 9.0,
                             .history_bytes = 1ull << 40,
-                            .history_cells = step * 7 + 1};
+                            .history_cells = step * 7 + 1,
+                            .modal_kinetic = scale / 11.0,
+                            .modal_elastic = -scale * 1e-3};
 }
 
 /* Probe walls: a plane named with a space and a tab, and a drum. */
@@ -815,7 +819,9 @@ static void check_row(const ldem_table *t, size_t r, const ldem_world *w, uint64
                                 (double)row.contacts,
                                 row.mean_history,
                                 (double)row.history_bytes,
-                                (double)row.history_cells};
+                                (double)row.history_cells,
+                                row.modal_kinetic,
+                                row.modal_elastic};
     const double *got = &t->values[r * t->ncols];
     for (size_t c = 0; c < NBASE; c++)
         cr_assert(same_bits(got[c], want[c]), "row %zu column %s: %.17g, expected %.17g", r,
@@ -1023,7 +1029,7 @@ Test(sim_output, probes_resume_refuses_foreign_table)
     spit(path, bad);
     cr_assert_eq(ldem_probes_open(&p, dir, &w, 10, &err), LDEM_ERR_INPUT);
     cr_assert_eq(err.line, 4);
-    cr_assert(strstr(err.msg, "3 columns, expected 26"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "3 columns, expected 28"), "%s", err.msg);
     free(bad);
     free(good);
     ldem_world_free(&w);

@@ -311,7 +311,7 @@ Test(scene, set_values_are_validated)
     const char *unknown[] = {"time.foo=1"};
     err = load_fail(SCENES "minimal.yaml", 1, unknown);
     expect_error(&err, "--set", 0, (const char *[]){"time.foo: unknown key", "accepted: dt, "
-                                                    "safety, duration, steps", NULL});
+                                                    "safety, modal_safety, duration, steps", NULL});
 
     const char *both[] = {"time.steps=5"};
     err = load_fail(SCENES "minimal.yaml", 1, both);
