@@ -46,18 +46,23 @@ int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, co
 
 /* Interpolation along precomputed level sets (§3.1.4): for each mode α, level sets φ_{α,s}
  * of the grain deformed by ε_{α,s} Φα alone, at `nsamples` amplitudes evenly spaced over
- * [eps_min[α], eps_max[α]], precomputed on φ0's grid by the exact inverse map (x_ref with
- * x_ref + ε Φα(x_ref) = x, by fixed-point iteration). A query superposes the modes'
- * changes, each interpolated linearly in εα between the two nearest samples:
+ * [eps_min[α], eps_max[α]], precomputed by the exact inverse map (x_ref with
+ * x_ref + ε Φα(x_ref) = x, by fixed-point iteration; non-converged points are counted in a
+ * warning) on φ0's grid extended by as many cells per axis as the sampled amplitudes can
+ * move the body (Σα max|ε| max|Φα| over φ0 < 2h), so that a grain bent beyond its stored
+ * box is still found there. A query superposes the modes' changes, each interpolated
+ * linearly in εα between the two nearest samples:
  *   φ(p) = φ0(p) + Σα [ φ_α(εα; p) − φ0(p) ],
  * exact for one mode at a sample amplitude (to the grid's trilinear error) and first-order
- * in the products of amplitudes otherwise. Amplitudes beyond the sampled range are clamped
- * to it (the caller chooses a range wide enough; demrun warns when a grain leaves it). */
+ * in the products of amplitudes otherwise (outside φ0's box, φ0 there is its clamped value).
+ * Amplitudes beyond the sampled range are clamped to it (the caller chooses a range wide
+ * enough; demrun warns when a grain leaves it). Sizes beyond 64 GB are LDEM_ERR_INPUT with
+ * the byte count. */
 typedef struct ldem_lset_family {
     uint32_t nmodes, nsamples;
     double *eps_min, *eps_max;  /* nmodes */
-    float *phi;                 /* nmodes × nsamples × (nx·ny·nz), φ0's grid */
-    uint32_t dims[3];
+    float *phi;                 /* nmodes × nsamples × (nx·ny·nz), x fastest */
+    uint32_t dims[3];           /* φ0's grid, padded (same spacing, nodes aligned) */
     double origin[3], spacing[3];
 } ldem_lset_family;
 
@@ -68,7 +73,8 @@ void ldem_lset_family_free(ldem_lset_family *f);
 /* Bytes the family holds. */
 size_t ldem_lset_family_bytes(const ldem_lset_family *f);
 /* φ and body-frame ∇φ at body-frame point p for amplitudes eps (see above). Returns 1 if p
- * lies inside the grid. */
+ * lies inside the family's grid (inside φ0's grid when every amplitude is 0: then φ, ∇φ
+ * and the return are exactly ldem_lset_sample's). */
 int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls, const double *eps,
                             ldem_vec3 p, double *phi, ldem_vec3 *grad);
 

@@ -55,6 +55,10 @@ typedef struct ldem_beam_bending {
  * LDEM_ERR_INPUT naming the key; *m is untouched on failure. */
 int ldem_beam_bending_parse(const char *text, ldem_beam_bending *m, ldem_err *err);
 int ldem_beam_bending_describe(const ldem_beam_bending *m, char **text, ldem_err *err);
+/* The checks every descriptor passes (axes x, y or z and distinct, length > 0, all numbers
+ * finite); a failure carries `code` (LDEM_ERR_INPUT for read data, LDEM_ERR_USAGE for a
+ * caller's struct). */
+int ldem_beam_bending_check(const ldem_beam_bending *m, int code, ldem_err *err);
 /* Raw field (no rigid removal, no scale) and the stored Φ; grad[i][j] = ∂u_i/∂x_j (may be
  * NULL). */
 void ldem_beam_bending_raw(const ldem_beam_bending *m, const double x[3], double u[3],

@@ -5,7 +5,12 @@
  * the exact inverse map: for every grid node x, the reference point x_ref with
  * x_ref + ε Φα(x_ref) = x is found by fixed-point iteration (a contraction while |ε ∇Φα| < 1)
  * and φ0 sampled there. A query then costs a few trilinear samples and no mode evaluation;
- * the price is memory (modes × samples grids) and the build. */
+ * the price is memory (modes × samples grids) and the build.
+ *
+ * The fields extend φ0's grid by as many cells as the sampled amplitudes can move the body
+ * (per axis): a grain bent beyond its stored box must still be found there, as the remap
+ * finds it (the remap pulls every query back into φ0's box; a field on φ0's box alone would
+ * cut the deformed grain off at the box faces). */
 #include "ldem/levelset.h"
 
 #include <math.h>
@@ -59,9 +64,54 @@ static double pulled_back(const ldem_lset *ls, const ldem_modeset *m, double *co
     return phi;
 }
 
-int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
-                           const double *eps_min, const double *eps_max, uint32_t nsamples,
-                           ldem_lset_family *out, ldem_err *err)
+/* How far the sampled amplitudes can move the body along each axis: Σα max(|ε_min|, |ε_max|)
+ * · max |Φα_axis| over φ0's grid nodes inside the body or near it (φ0 < 2h). */
+static int body_reach(const ldem_lset *ls, const ldem_modeset *m, const double *eps_min,
+                      const double *eps_max, double reach[3], ldem_err *err)
+{
+    uint32_t n = m->n;
+    ldem_vec3 *phi = malloc(n * sizeof *phi);
+    double *most = calloc(3 * (size_t)n, sizeof *most);
+    if (!phi || !most) {
+        free(phi);
+        free(most);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
+                            "out of memory for precomputed level sets");
+    }
+    double band = 2.0 * fmax(ls->spacing[0], fmax(ls->spacing[1], ls->spacing[2]));
+    size_t idx = 0;
+    for (uint32_t k = 0; k < ls->dims[2]; k++)
+        for (uint32_t j = 0; j < ls->dims[1]; j++)
+            for (uint32_t i = 0; i < ls->dims[0]; i++, idx++) {
+                if (!(ls->phi[idx] < band))
+                    continue;
+                ldem_modes_eval(m, ldem_lset_node(ls, i, j, k), phi, NULL);
+                for (uint32_t a = 0; a < n; a++) {
+                    double c[3] = {fabs(phi[a].x), fabs(phi[a].y), fabs(phi[a].z)};
+                    for (int d = 0; d < 3; d++)
+                        most[3 * a + d] = fmax(most[3 * a + d], c[d]);
+                }
+            }
+    reach[0] = reach[1] = reach[2] = 0.0;
+    for (uint32_t a = 0; a < n; a++) {
+        double amplitude = fmax(fabs(eps_min[a]), fabs(eps_max[a]));
+        for (int d = 0; d < 3; d++)
+            reach[d] += amplitude * most[3 * a + d];
+    }
+    free(phi);
+    free(most);
+    return LDEM_OK;
+}
+
+static ldem_vec3 family_node(const ldem_lset_family *f, uint32_t i, uint32_t j, uint32_t k)
+{
+    return ldem_vec3_make(f->origin[0] + i * f->spacing[0], f->origin[1] + j * f->spacing[1],
+                          f->origin[2] + k * f->spacing[2]);
+}
+
+int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes, const double *eps_min,
+                           const double *eps_max, uint32_t nsamples, ldem_lset_family *out,
+                           ldem_err *err)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = modes->n;
@@ -74,18 +124,36 @@ int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
             return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
                                 "precomputed level sets: mode %u's range [%g, %g] is empty", a,
                                 eps_min[a], eps_max[a]);
-    size_t points = (size_t)ls->dims[0] * ls->dims[1] * ls->dims[2];
-    double bytes = (double)n * nsamples * (double)points * sizeof(float);
-    if (bytes > 0.25 * (double)SIZE_MAX || bytes > 64e9)
+    /* the grid: φ0's, padded by the body's reach (counts in double: no overflow) */
+    double reach[3];
+    double points_d = (double)ls->dims[0] * ls->dims[1] * ls->dims[2];
+    if (points_d * sizeof(float) * n * nsamples <= 64e9) {
+        int rc = body_reach(ls, modes, eps_min, eps_max, reach, err);
+        if (rc)
+            return rc;
+    } else {
+        reach[0] = reach[1] = reach[2] = 0.0; /* refused below anyway */
+    }
+    double dims[3];
+    for (int d = 0; d < 3; d++) {
+        double pad = ceil(reach[d] / ls->spacing[d]);
+        dims[d] = ls->dims[d] + 2.0 * pad;
+        out->origin[d] = ls->origin[d] - pad * ls->spacing[d];
+        out->spacing[d] = ls->spacing[d];
+    }
+    double bytes = (double)n * nsamples * dims[0] * dims[1] * dims[2] * sizeof(float);
+    if (bytes > 0.25 * (double)SIZE_MAX || bytes > 64e9 || dims[0] > UINT32_MAX ||
+        dims[1] > UINT32_MAX || dims[2] > UINT32_MAX)
         return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
                             "precomputed level sets would take %.3g bytes (%u modes x %u "
-                            "amplitudes x %zu grid points)",
-                            bytes, n, nsamples, points);
+                            "amplitudes x %.0f x %.0f x %.0f grid points, padded by how far "
+                            "the amplitudes move the grain)",
+                            bytes, n, nsamples, dims[0], dims[1], dims[2]);
+    for (int d = 0; d < 3; d++)
+        out->dims[d] = (uint32_t)dims[d];
+    size_t points = (size_t)out->dims[0] * out->dims[1] * out->dims[2];
     out->nmodes = n;
     out->nsamples = nsamples;
-    memcpy(out->dims, ls->dims, sizeof out->dims);
-    memcpy(out->origin, ls->origin, sizeof out->origin);
-    memcpy(out->spacing, ls->spacing, sizeof out->spacing);
     out->eps_min = malloc(n * sizeof *out->eps_min);
     out->eps_max = malloc(n * sizeof *out->eps_max);
     out->phi = malloc((size_t)n * nsamples * points * sizeof *out->phi);
@@ -105,11 +173,10 @@ int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
             coef[a] = amplitude(out, a, s);
             float *field = out->phi + ((size_t)a * nsamples + s) * points;
             size_t idx = 0;
-            for (uint32_t k = 0; k < ls->dims[2]; k++)
-                for (uint32_t j = 0; j < ls->dims[1]; j++)
-                    for (uint32_t i = 0; i < ls->dims[0]; i++, idx++)
-                        field[idx] = (float)pulled_back(ls, modes, coef,
-                                                        ldem_lset_node(ls, i, j, k),
+            for (uint32_t k = 0; k < out->dims[2]; k++)
+                for (uint32_t j = 0; j < out->dims[1]; j++)
+                    for (uint32_t i = 0; i < out->dims[0]; i++, idx++)
+                        field[idx] = (float)pulled_back(ls, modes, coef, family_node(out, i, j, k),
                                                         &unconverged);
         }
     free(coef);
@@ -122,8 +189,8 @@ int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
 }
 
 /* φ and ∇φ of one stored field at p. */
-static int sample_field(const ldem_lset_family *f, const float *field, ldem_vec3 p,
-                        double *phi, ldem_vec3 *grad)
+static int sample_field(const ldem_lset_family *f, const float *field, ldem_vec3 p, double *phi,
+                        ldem_vec3 *grad)
 {
     ldem_lset view = {{f->dims[0], f->dims[1], f->dims[2]},
                       {f->origin[0], f->origin[1], f->origin[2]},
@@ -135,12 +202,23 @@ static int sample_field(const ldem_lset_family *f, const float *field, ldem_vec3
 int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls, const double *eps,
                             ldem_vec3 p, double *phi, ldem_vec3 *grad)
 {
+    uint32_t active = 0;
+    for (uint32_t a = 0; a < f->nmodes; a++)
+        active += eps[a] != 0.0;
+    /* undeformed: the stored φ0 itself, bit for bit */
+    if (!active)
+        return ldem_lset_sample(ls, p, phi, grad);
+    /* φ0 is needed only to superpose two or more modes' changes; one mode is its own field */
+    double phi0 = 0.0;
     ldem_vec3 g0 = ldem_vec3_zero();
-    double phi0;
-    int inside = ldem_lset_sample(ls, p, &phi0, grad ? &g0 : NULL);
-    double sum = phi0;
-    ldem_vec3 gsum = g0;
+    if (active > 1)
+        ldem_lset_sample(ls, p, &phi0, grad ? &g0 : NULL);
+    double sum = active > 1 ? phi0 : 0.0;
+    ldem_vec3 gsum = active > 1 ? g0 : ldem_vec3_zero();
+    const double base = active > 1 ? phi0 : 0.0;
+    const ldem_vec3 gbase = g0;
     size_t points = (size_t)f->dims[0] * f->dims[1] * f->dims[2];
+    int inside = 1;
     for (uint32_t a = 0; a < f->nmodes; a++) {
         if (eps[a] == 0.0)
             continue;
@@ -158,13 +236,14 @@ int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls, cons
         const float *lo = f->phi + ((size_t)a * f->nsamples + s) * points;
         double p_lo, p_hi;
         ldem_vec3 g_lo = ldem_vec3_zero(), g_hi = ldem_vec3_zero();
-        sample_field(f, lo, p, &p_lo, grad ? &g_lo : NULL);
+        /* the deformed grain lives on the padded grid */
+        inside &= sample_field(f, lo, p, &p_lo, grad ? &g_lo : NULL);
         sample_field(f, lo + points, p, &p_hi, grad ? &g_hi : NULL);
-        sum += (1.0 - t) * p_lo + t * p_hi - phi0;
+        sum += (1.0 - t) * p_lo + t * p_hi - base;
         if (grad)
             gsum = ldem_vec3_add(gsum, ldem_vec3_sub(ldem_vec3_add(ldem_vec3_scale(g_lo, 1.0 - t),
                                                                    ldem_vec3_scale(g_hi, t)),
-                                                     g0));
+                                                     gbase));
     }
     *phi = sum;
     if (grad)

@@ -73,8 +73,7 @@ static int finite3(const double v[3])
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
-/* The checks a parsed descriptor must also pass; `code` says whose fault a failure is. */
-static int check_mode(const ldem_beam_bending *m, int code, ldem_err *err)
+int ldem_beam_bending_check(const ldem_beam_bending *m, int code, ldem_err *err)
 {
     if (!m)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "analytic mode: none given");
@@ -105,7 +104,7 @@ int ldem_beam_bending_describe(const ldem_beam_bending *m, char **text, ldem_err
     if (!text)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "beam-bending descriptor: no output given");
     *text = NULL;
-    int rc = check_mode(m, LDEM_ERR_USAGE, err);
+    int rc = ldem_beam_bending_check(m, LDEM_ERR_USAGE, err);
     if (rc != LDEM_OK)
         return rc;
     /* %.17g is enough digits for any double to read back to the same bits. */
@@ -294,7 +293,7 @@ int ldem_beam_bending_parse(const char *text, ldem_beam_bending *m, ldem_err *er
                                 "analytic mode descriptor: missing key '%s' (beam-bending "
                                 "needs length, axis, deflect, scale, t and w)",
                                 KEY_NAMES[q]);
-    int rc = check_mode(&r, LDEM_ERR_INPUT, err);
+    int rc = ldem_beam_bending_check(&r, LDEM_ERR_INPUT, err);
     if (rc != LDEM_OK)
         return rc;
     *m = r;

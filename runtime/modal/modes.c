@@ -105,15 +105,13 @@ static void jacobi_eigen(double *A, uint32_t n, double *lambda, double *V)
 }
 
 /* Generalized eigenpairs of (K, M) with M = L Lᵀ: K Ψ = M Ψ Λ, Ψᵀ M Ψ = I. psi may be
- * NULL. Scratch: 2 n² doubles. */
+ * NULL. Scratch: EIGEN_SCRATCH(n) doubles. */
+#define EIGEN_SCRATCH(n) (2 * (size_t)(n) * (n) + (n))
 static void generalized_eigen(const double *K, const double *L, uint32_t n, double *lambda,
                               double *psi, double *scratch)
 {
-    double *A = scratch, *V = scratch + (size_t)n * n;
+    double *A = scratch, *V = scratch + (size_t)n * n, *tmp = V + (size_t)n * n;
     /* A = L⁻¹ K L⁻ᵀ: columns of K through L⁻¹, then rows */
-    double *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!tmp)
-        return;
     for (uint32_t j = 0; j < n; j++) { /* B = L⁻¹ K, column j */
         for (uint32_t i = 0; i < n; i++)
             tmp[i] = K[(size_t)i * n + j];
@@ -142,7 +140,6 @@ static void generalized_eigen(const double *K, const double *L, uint32_t n, doub
             for (uint32_t i = 0; i < n; i++)
                 psi[(size_t)i * n + j] = tmp[i];
         }
-    free(tmp);
 }
 
 /* ---- build ---- */
@@ -164,6 +161,17 @@ void ldem_modeset_free(ldem_modeset *m)
             ldem_energy_curve_free(&m->curves[a]);
     free(m->curves);
     memset(m, 0, sizeof *m);
+}
+
+/* Prefix err's message with where the failure happened (the section, the mode). */
+static int in_context(ldem_err *err, int code, const char *section, uint32_t mode)
+{
+    if (!err)
+        return code;
+    char inner[LDEM_ERR_MSG_MAX];
+    memcpy(inner, err->msg, sizeof inner);
+    inner[sizeof inner - 1] = '\0';
+    return ldem_err_set(err, code, NULL, 0, "%s, mode %u: %s", section, mode, inner);
 }
 
 static int fail(ldem_modeset *m, ldem_err *err, int code, const char *what)
@@ -192,22 +200,25 @@ static int parse_descriptors(const char *text, ldem_modeset *m, ldem_err *err)
                               "MODE: the descriptor describes more than its %u mode(s)", m->n);
             break;
         }
-        rc = ldem_beam_bending_parse(part, &m->analytic[found++], err);
+        rc = ldem_beam_bending_parse(part, &m->analytic[found], err);
+        if (rc)
+            rc = in_context(err, rc, "MODE descriptor", found);
+        found++;
     }
     free(copy);
     if (rc == LDEM_OK && found != m->n)
         rc = ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
-                          "MODE: the descriptor describes %u mode(s), the section has %u",
-                          found, m->n);
+                          "MODE: the descriptor describes %u mode(s), the section has %u", found,
+                          m->n);
     return rc;
 }
 
 /* Φα at node k from the field (analytic or grid), for bundles without node values. */
-static void eval_nodes(ldem_modeset *m, const double *positions)
+static int eval_nodes(ldem_modeset *m, const double *positions)
 {
     ldem_vec3 *phi = malloc(m->n * sizeof *phi);
     if (!phi)
-        return;
+        return -1;
     for (uint64_t k = 0; k < m->nnodes; k++) {
         ldem_vec3 p = ldem_vec3_make(positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]);
         ldem_modes_eval(m, p, phi, NULL);
@@ -219,6 +230,7 @@ static void eval_nodes(ldem_modeset *m, const double *positions)
         }
     }
     free(phi);
+    return 0;
 }
 
 /* Largest tangent stiffness of a table: dF/dε at its knots and interval midpoints (the
@@ -247,7 +259,7 @@ static int compute_omega_max(ldem_modeset *m, ldem_err *err)
 {
     uint32_t n = m->n;
     double *Kt = malloc((size_t)n * n * sizeof *Kt), *lambda = malloc(n * sizeof *lambda);
-    double *scratch = malloc(2 * (size_t)n * n * sizeof *scratch);
+    double *scratch = malloc(EIGEN_SCRATCH(n) * sizeof *scratch);
     if (!Kt || !lambda || !scratch) {
         free(Kt);
         free(lambda);
@@ -255,12 +267,10 @@ static int compute_omega_max(ldem_modeset *m, ldem_err *err)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for modal frequencies");
     }
     memcpy(Kt, m->K, (size_t)n * n * sizeof *Kt);
+    /* a tabulated mode's own stiffness is its table's (ldem_modes_internal ignores Kαα) */
     for (uint32_t a = 0; a < n; a++)
-        if (m->curves[a].n) {
-            double kt = max_tangent(&m->curves[a]);
-            if (kt > fabs(Kt[(size_t)a * n + a]))
-                Kt[(size_t)a * n + a] = kt;
-        }
+        if (m->curves[a].n)
+            Kt[(size_t)a * n + a] = max_tangent(&m->curves[a]);
     generalized_eigen(Kt, m->M_chol, n, lambda, NULL, scratch);
     double most = 0.0;
     for (uint32_t a = 0; a < n; a++)
@@ -290,8 +300,8 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
                             "MODE has %u mode(s) but KMAT is %u x %u and MMAT %u x %u", n, K->n,
                             K->n, M->n, M->n);
     if (damp && damp->n != n)
-        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
-                            "DAMP is for %u mode(s), MODE has %u", damp->n, n);
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "DAMP is for %u mode(s), MODE has %u",
+                            damp->n, n);
     ldem_modeset *m = out;
     m->n = n;
     m->nnodes = nnodes;
@@ -349,7 +359,8 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
             return fail(m, err, LDEM_ERR_INPUT,
                         "MODE has no values at the grain's surface nodes (NODE count differs) "
                         "and no field to evaluate them from");
-        eval_nodes(m, node_positions);
+        if (eval_nodes(m, node_positions))
+            return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the modes");
     }
     for (uint32_t a = 0; a < n; a++)
         for (uint64_t k = 0; k < nnodes; k++) {
@@ -370,13 +381,13 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
             }
             if (m->curves[tb->mode].n) {
                 ldem_modeset_free(m);
-                return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
-                                    "ETAB: two tables for mode %u", tb->mode);
+                return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "ETAB: two tables for mode %u",
+                                    tb->mode);
             }
             int rc = ldem_energy_prepare(tb, &m->curves[tb->mode], err);
             if (rc) {
                 ldem_modeset_free(m);
-                return rc;
+                return in_context(err, rc, "ETAB", tb->mode);
             }
         }
     int rc = compute_omega_max(m, err);
@@ -399,12 +410,12 @@ int ldem_modeset_set_rayleigh(ldem_modeset *m, double alpha, double beta, ldem_e
 int ldem_modeset_set_ratio(ldem_modeset *m, double zeta, ldem_err *err)
 {
     if (!(zeta >= 0.0) || !isfinite(zeta))
-        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0,
-                            "a damping ratio must be >= 0, got %g", zeta);
+        return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "a damping ratio must be >= 0, got %g",
+                            zeta);
     uint32_t n = m->n;
     size_t nn = (size_t)n * n;
     double *lambda = malloc(n * sizeof *lambda), *psi = malloc(nn * sizeof *psi);
-    double *scratch = malloc(2 * nn * sizeof *scratch), *mpsi = malloc(nn * sizeof *mpsi);
+    double *scratch = malloc(EIGEN_SCRATCH(n) * sizeof *scratch), *mpsi = malloc(nn * sizeof *mpsi);
     if (!lambda || !psi || !scratch || !mpsi) {
         free(lambda);
         free(psi);
@@ -455,73 +466,73 @@ static int locate(double x, double origin, double h, uint32_t n, uint32_t *cell,
     return inside;
 }
 
-/* The trilinear weights of p in the grid and their derivatives: corner c = di + 2dj + 4dk. */
-typedef struct cell_weights {
-    size_t index[8];
-    double w[8], dw[8][3];
+/* The grid cell holding p: its first corner's index, the strides, and the fractions. */
+typedef struct grid_cell {
+    size_t base, sy, sz;
+    double f[3], inv[3];
     int inside;
-} cell_weights;
+} grid_cell;
 
-static void weights(const ldem_modeset *m, ldem_vec3 p, cell_weights *cw)
+static void find_cell(const ldem_modeset *m, ldem_vec3 p, grid_cell *gc)
 {
     uint32_t c[3];
-    double f[3];
-    double x[3] = {p.x, p.y, p.z};
-    cw->inside = 1;
+    gc->inside = locate(p.x, m->origin[0], m->spacing[0], m->dims[0], &c[0], &gc->f[0]);
+    gc->inside &= locate(p.y, m->origin[1], m->spacing[1], m->dims[1], &c[1], &gc->f[1]);
+    gc->inside &= locate(p.z, m->origin[2], m->spacing[2], m->dims[2], &c[2], &gc->f[2]);
     for (int a = 0; a < 3; a++)
-        cw->inside &= locate(x[a], m->origin[a], m->spacing[a], m->dims[a], &c[a], &f[a]);
-    for (int k = 0; k < 8; k++) {
-        int d[3] = {k & 1, (k >> 1) & 1, (k >> 2) & 1};
-        double g[3], dg[3];
-        for (int a = 0; a < 3; a++) {
-            g[a] = d[a] ? f[a] : 1.0 - f[a];
-            dg[a] = (d[a] ? 1.0 : -1.0) / m->spacing[a];
-        }
-        cw->w[k] = g[0] * g[1] * g[2];
-        cw->dw[k][0] = dg[0] * g[1] * g[2];
-        cw->dw[k][1] = g[0] * dg[1] * g[2];
-        cw->dw[k][2] = g[0] * g[1] * dg[2];
-        cw->index[k] = (size_t)(c[0] + d[0]) +
-                       (size_t)m->dims[0] * ((size_t)(c[1] + d[1]) +
-                                             (size_t)m->dims[1] * (size_t)(c[2] + d[2]));
-    }
+        gc->inv[a] = 1.0 / m->spacing[a];
+    gc->sy = m->dims[0];
+    gc->sz = (size_t)m->dims[0] * m->dims[1];
+    gc->base = c[0] + gc->sy * c[1] + gc->sz * c[2];
 }
 
-static size_t grid_points(const ldem_modeset *m)
+/* v[k] = Σα coef[α] Φα at the cell's corner k = di + 2dj + 4dk (coef NULL: mode `only`). */
+static void corner_values(const ldem_modeset *m, const grid_cell *gc, const double *coef,
+                          uint32_t only, double v[8][3])
 {
-    return (size_t)m->dims[0] * m->dims[1] * m->dims[2];
-}
-
-/* Σ coef[α] Φα at the 8 corners, interpolated: u and J (J may be NULL). coef NULL: mode
- * `only` alone. */
-static void grid_combine(const ldem_modeset *m, const cell_weights *cw, const double *coef,
-                         uint32_t only, ldem_vec3 *u, ldem_mat3 *J)
-{
-    double su[3] = {0.0, 0.0, 0.0}, sj[3][3] = {{0.0}};
-    size_t np = grid_points(m);
+    const size_t np = (size_t)m->dims[0] * m->dims[1] * m->dims[2];
+    const size_t offset[8] = {0,      1,          gc->sy,          gc->sy + 1,
+                              gc->sz, gc->sz + 1, gc->sz + gc->sy, gc->sz + gc->sy + 1};
+    memset(v, 0, 8 * sizeof *v);
     uint32_t first = coef ? 0 : only, last = coef ? m->n : only + 1;
-    for (int k = 0; k < 8; k++) {
-        double v[3] = {0.0, 0.0, 0.0};
-        for (uint32_t a = first; a < last; a++) {
-            double e = coef ? coef[a] : 1.0;
-            if (e == 0.0)
-                continue;
-            const float *g = m->grid + 3 * ((size_t)a * np + cw->index[k]);
-            v[0] += e * g[0];
-            v[1] += e * g[1];
-            v[2] += e * g[2];
-        }
-        for (int i = 0; i < 3; i++) {
-            su[i] += cw->w[k] * v[i];
-            for (int j = 0; j < 3; j++)
-                sj[i][j] += cw->dw[k][j] * v[i];
+    for (uint32_t a = first; a < last; a++) {
+        double e = coef ? coef[a] : 1.0;
+        if (e == 0.0)
+            continue;
+        const float *g = m->grid + 3 * ((size_t)a * np + gc->base);
+        for (int k = 0; k < 8; k++) {
+            const float *q = g + 3 * offset[k];
+            v[k][0] += e * q[0];
+            v[k][1] += e * q[1];
+            v[k][2] += e * q[2];
         }
     }
-    *u = ldem_vec3_make(su[0], su[1], su[2]);
-    if (J)
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                J->m[i][j] = sj[i][j];
+}
+
+/* Trilinear interpolation of the corner vectors and its exact gradient within the cell
+ * (x, then y, then z, as ldem_lset_sample does for φ). */
+static void interpolate(const grid_cell *gc, double v[8][3], ldem_vec3 *u, ldem_mat3 *J)
+{
+    const double fx = gc->f[0], fy = gc->f[1], fz = gc->f[2];
+    double out[3];
+    for (int c = 0; c < 3; c++) {
+        double vx[4], dx[4]; /* along x, for (dj, dk) = (0,0), (1,0), (0,1), (1,1) */
+        for (int r = 0; r < 4; r++) {
+            double a = v[2 * r][c], b = v[2 * r + 1][c];
+            vx[r] = a + fx * (b - a);
+            dx[r] = b - a;
+        }
+        double vy0 = vx[0] + fy * (vx[1] - vx[0]), vy1 = vx[2] + fy * (vx[3] - vx[2]);
+        out[c] = vy0 + fz * (vy1 - vy0);
+        if (J) {
+            double dxy0 = dx[0] + fy * (dx[1] - dx[0]), dxy1 = dx[2] + fy * (dx[3] - dx[2]);
+            double dy0 = vx[1] - vx[0], dy1 = vx[3] - vx[2];
+            J->m[c][0] = (dxy0 + fz * (dxy1 - dxy0)) * gc->inv[0];
+            J->m[c][1] = (dy0 + fz * (dy1 - dy0)) * gc->inv[1];
+            J->m[c][2] = (vy1 - vy0) * gc->inv[2];
+        }
+    }
+    *u = ldem_vec3_make(out[0], out[1], out[2]);
 }
 
 int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat3 *grad)
@@ -546,21 +557,27 @@ int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat
         }
         return 0;
     }
-    cell_weights cw;
-    weights(m, p, &cw);
-    for (uint32_t a = 0; a < m->n; a++)
-        grid_combine(m, &cw, NULL, a, &phi[a], grad ? &grad[a] : NULL);
-    return cw.inside;
+    grid_cell gc;
+    find_cell(m, p, &gc);
+    double v[8][3];
+    for (uint32_t a = 0; a < m->n; a++) {
+        corner_values(m, &gc, NULL, a, v);
+        interpolate(&gc, v, &phi[a], grad ? &grad[a] : NULL);
+    }
+    return gc.inside;
 }
 
-int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
-                            ldem_vec3 *u, ldem_mat3 *J)
+int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p, ldem_vec3 *u,
+                            ldem_mat3 *J)
 {
     if (m->field == LDEM_MODE_FIELD_GRID) {
-        cell_weights cw;
-        weights(m, p, &cw);
-        grid_combine(m, &cw, eps, 0, u, J);
-        return cw.inside;
+        /* the modes are summed at the 8 corners first: one interpolation whatever n is */
+        grid_cell gc;
+        find_cell(m, p, &gc);
+        double v[8][3];
+        corner_values(m, &gc, eps, 0, v);
+        interpolate(&gc, v, u, J);
+        return gc.inside;
     }
     *u = ldem_vec3_zero();
     if (J)
@@ -620,7 +637,7 @@ int ldem_modes_internal(const ldem_modeset *m, const double *eps, double *f_int,
             double Ua, Fa;
             int rc = ldem_energy_eval(&m->curves[a], eps[a], &Ua, &Fa, NULL, err);
             if (rc)
-                return rc;
+                return in_context(err, rc, "ETAB", a);
             /* the linear couplings count once in ½ εᵀKε, the table's own energy whole */
             energy += Ua + 0.5 * (f * eps[a]);
             f += Fa;

@@ -13,10 +13,6 @@
 #include "ldem/modes.h"
 #include "lsquad.h"
 
-#define ANALYTIC_PI 3.14159265358979323846
-
-static const char AXIS_NAMES[3] = {'x', 'y', 'z'};
-
 /* [w]× : the matrix of x ↦ w × x, i.e. the gradient of an infinitesimal rotation. */
 static void cross_matrix(const double w[3], double W[3][3])
 {
@@ -54,6 +50,7 @@ void analytic_eval(const analytic_mode *m, const double x[3], double u[3], doubl
     ldem_beam_bending_eval(&b, x, u, grad);
 }
 
+/* The kind is modefit's; the rest of the validation is the library's. */
 static int check_mode(const analytic_mode *m, int code, ldem_err *err)
 {
     if (!m)
@@ -61,21 +58,8 @@ static int check_mode(const analytic_mode *m, int code, ldem_err *err)
     if (m->kind != ANALYTIC_BEAM_BENDING)
         return ldem_err_set(err, code, NULL, 0,
                             "analytic mode: unknown kind %d (available: beam-bending)", m->kind);
-    if (m->axis < 0 || m->axis > 2 || m->deflect < 0 || m->deflect > 2)
-        return ldem_err_set(err, code, NULL, 0,
-                            "analytic mode: axis %d / deflect %d out of range (expected x, y "
-                            "or z)",
-                            m->axis, m->deflect);
-    if (m->axis == m->deflect)
-        return ldem_err_set(err, code, NULL, 0,
-                            "analytic mode: deflect=%c equals axis=%c (a beam deflects across "
-                            "its axis)",
-                            AXIS_NAMES[m->deflect], AXIS_NAMES[m->axis]);
-    if (!(m->length > 0.0) || !isfinite(m->length))
-        return ldem_err_set(err, code, NULL, 0,
-                            "analytic mode: length=%g (expected a finite length > 0)",
-                            m->length);
-    return LDEM_OK;
+    ldem_beam_bending b = as_library(m);
+    return ldem_beam_bending_check(&b, code, err);
 }
 
 int analytic_describe(const analytic_mode *m, char **text, ldem_err *err)
