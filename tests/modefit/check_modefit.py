@@ -7,6 +7,10 @@ usage: check_modefit.py strain BUNDLE E NU SIZE
        check_modefit.py beam BUNDLE E NU L B T RIGID(kept|projected)
        check_modefit.py table SNAPSHOT_TABLE.tsv E NU SIZE
        check_modefit.py orthogonal BUNDLE
+       check_modefit.py cubic-sum BUNDLE LOG E NU
+       check_modefit.py cubic-copies BUNDLE E NU
+       check_modefit.py cubic-pod BUNDLE E NU
+       check_modefit.py cubic-table SNAPSHOT_TABLE.tsv E NU
 Prints what it compared; exits 1 when a check fails."""
 import sys
 
@@ -151,6 +155,115 @@ def beam_case(path, E, nu, L, b, t, rigid):
     check("node values", err < 2e-3, f"max |Φ − eq. 51{' − rigid' if shift else ''}| = {err:.2e}")
 
 
+# ---- --cubic on the cube [-1,1]^3 (mesh cells 3,4,5: not symmetric under the rotations) ----
+# P_p = C^p with C v = (v_y, v_z, v_x); copy p of a z-field acts along C^p e_z: z, y, x.
+COPY_AXIS = (2, 1, 0)
+CUBE_V = 8.0
+
+
+def body_frame(g):
+    """Body-frame node positions → geometry frame, and geometry vectors → body frame."""
+    R = ldg.quat_matrix(g["body"]["orientation"])
+    c = g["body"]["centroid"]
+    return (lambda xb: c + xb @ R.T), (lambda v: v @ R)
+
+
+def cubic_sum_case(path, log, E, nu):
+    """u = -1e-3 (0, 0, z): Σ_P P u(Pᵀx) = -1e-3 x (Σ_p P e_z ⊗ P e_z = I), exact for a linear
+    field on any mesh; normalized at (0,0,1) along -z: Φ = -x, no rigid part (the cube is
+    centred). K = ∫ ε:C:ε with ε = -I: (9λ + 6μ) V; M = ρ ∫ |x|² = ρ V (3 · 1/3)."""
+    g = grain(path)
+    lam, mu = lame(E, nu)
+    rho = g["body"]["density"]
+    K, M = g["K"], g["M"]
+    check("one mode", K.shape == (1, 1), f"KMAT {K.shape}")
+    K_ref, M_ref = (9 * lam + 6 * mu) * CUBE_V, rho * CUBE_V
+    check("K", abs(K[0, 0] / K_ref - 1) < 1e-9, f"{K[0, 0]:.12g} vs (9λ+6μ)V = {K_ref:.12g}")
+    check("M", abs(M[0, 0] / M_ref - 1) < 1e-9, f"{M[0, 0]:.12g} vs ρV = {M_ref:.12g}")
+    to_geom, to_body = body_frame(g)
+    xb = g["nodes"]["position"]
+    want = to_body(-to_geom(xb))
+    err = np.abs(g["modes"]["nodes"][0] - want).max()
+    check("node values", err < 1e-12, f"max |Φ + x| = {err:.2e} over {len(xb)} nodes")
+    m = g["modes"]
+    pts = ldg.grid_points(m).reshape(-1, 3)
+    want = to_body(-np.clip(to_geom(pts), -1, 1)).reshape(m["grid"][0].shape)
+    err = np.abs(m["grid"][0] - want).max()
+    check("grid values", err < 1e-6, f"max |Φ + clamp(x)| = {err:.2e} (float32; outside the "
+          f"cube each rotated term takes its closest boundary point)")
+    poles = [float(l.split("inward ")[1].split(" ")[0]) for l in open(log)
+             if "--cubic sum, mode 1, pole" in l]
+    err = max(abs(v - 1) for v in poles) if poles else np.inf
+    check("six poles (-v)", len(poles) == 6 and err < 1e-12,
+          f"{len(poles)} poles printed, max |inward - 1| = {err:.2e}")
+
+
+def quadratic_copies_reference(E, nu, rho):
+    """Copies of u = -(0, 0, z + z²) (normalized at the rotated poles: scale 1/2) on the cube:
+    mode p = -(x_a + x_a² - 1/3)/2 e_a, a = COPY_AXIS[p], once the mean (rigid translation) is
+    removed (no rotation part: ∫ x_b f(x_a) = 0). ε = -(1 + 2 x_a)/2 e_a ⊗ e_a:
+    K_pp = (λ+2μ) ∫(1+2x)²/4 = (λ+2μ) 14/3, K_pq = λ ∫(1+2x_a)(1+2x_b)/4 = 2λ;
+    M_pp = ρ ∫(x + x² - 1/3)²/4 = ρ 38/45, M_pq = 0 (orthogonal components)."""
+    lam, mu = lame(E, nu)
+    K = np.full((3, 3), 2 * lam)
+    np.fill_diagonal(K, (lam + 2 * mu) * 14 / 3)
+    return K, rho * 38 / 45 * np.eye(3)
+
+
+def cubic_copies_case(path, E, nu):
+    g = grain(path)
+    K_ref, M_ref = quadratic_copies_reference(E, nu, g["body"]["density"])
+    K, M = g["K"], g["M"]
+    check("three modes", K.shape == (3, 3), f"KMAT {K.shape}")
+    err = np.abs(K - K_ref).max() / K_ref.max()
+    check("K", err < 1e-9, f"max |K - K_ref| / max K_ref = {err:.2e}: diagonal "
+          f"{np.diag(K)} vs {K_ref[0, 0]:.10g}, off-diagonal {K[0, 1]:.10g} {K[0, 2]:.10g} "
+          f"{K[1, 2]:.10g} vs 2λ = {K_ref[0, 1]:.10g}")
+    err = np.abs(M - M_ref).max() / M_ref.max()
+    check("M", err < 1e-9, f"max |M - M_ref| / max M_ref = {err:.2e} (ρ 38/45 = "
+          f"{M_ref[0, 0]:.10g}, off-diagonal 0)")
+    to_geom, to_body = body_frame(g)
+    x = to_geom(g["nodes"]["position"])
+    worst = 0.0
+    for p, a in enumerate(COPY_AXIS):
+        want = np.zeros_like(x)
+        want[:, a] = -(x[:, a] + x[:, a] ** 2 - 1 / 3) / 2
+        worst = max(worst, np.abs(g["modes"]["nodes"][p] - to_body(want)).max())
+    check("node values", worst < 1e-9, f"max |Φ_p + (x_a + x_a² - 1/3)/2 e_a| = {worst:.2e} "
+          f"(tet10 reproduces the quadratic copies)")
+
+
+def cubic_pod_case(path, E, nu):
+    """POD of the three copies, unnormalized: another basis of the same span, so the
+    generalized eigenvalues of (K, M) are those of the closed-form pair."""
+    g = grain(path)
+    K_ref, M_ref = quadratic_copies_reference(E, nu, g["body"]["density"])
+    lam = np.sort(np.linalg.eigvals(np.linalg.solve(g["M"], g["K"])).real)
+    ref = np.sort(np.linalg.eigvals(np.linalg.solve(M_ref, K_ref)).real)
+    err = np.abs(lam - ref).max() / ref.max() if len(lam) == 3 else np.inf
+    check("POD span", err < 1e-9, f"{len(lam)} modes; eig(M⁻¹K) {lam} vs {ref}: {err:.2e}")
+
+
+def cubic_table_case(path, E, nu):
+    """The copies' snapshot table: each copy is 2e-3 times its normalized mode (eps one-hot),
+    moves its rotated pole inwards by 2e-3, stores (λ+2μ)(56/3)(1e-3)²/2, no residual."""
+    rows = [l.rstrip("\n").split("\t") for l in open(path) if l[0] != "#"]
+    head = rows[0]
+    lam, mu = lame(E, nu)
+    energy = 0.5 * (lam + 2 * mu) * 56 / 3 * 1e-6
+    check("three rows", len(rows) == 4, f"{len(rows) - 1} snapshot rows")
+    for r in rows[1:]:
+        col = dict(zip(head, (float(v) for v in r)))
+        i = int(col["snapshot"]) - 1
+        eps = np.array([col[f"eps{k + 1}"] for k in range(3)])
+        want = np.where(np.arange(3) == i, 2e-3, 0.0)
+        check(f"copy {i + 1} eps", np.abs(eps - want).max() < 1e-12, f"{eps} vs {want}")
+        check(f"copy {i + 1} point", abs(col["point"] - 2e-3) < 1e-14, f"{col['point']:.12g}")
+        check(f"copy {i + 1} energy", abs(col["energy"] / energy - 1) < 1e-9,
+              f"{col['energy']:.12g} vs {energy:.12g}")
+        check(f"copy {i + 1} residual", col["residual"] < 1e-9, f"{col['residual']:.2e}")
+
+
 def main():
     case = sys.argv[1]
     if case == "strain":
@@ -168,6 +281,12 @@ def main():
     elif case == "beam":
         beam_case(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]),
                   float(sys.argv[6]), float(sys.argv[7]), sys.argv[8])
+    elif case == "cubic-sum":
+        cubic_sum_case(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]))
+    elif case in ("cubic-copies", "cubic-pod", "cubic-table"):
+        fn = {"cubic-copies": cubic_copies_case, "cubic-pod": cubic_pod_case,
+              "cubic-table": cubic_table_case}[case]
+        fn(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:
         sys.exit("unknown case " + case)
     sys.exit(1 if failures else 0)

@@ -11,6 +11,8 @@ usage: make_msh_snapshots.py OUT.msh --size A,B,C --cells NX,NY,NZ --order 1|2
 SPEC: 'strain'  one snapshot u = (x, 0, 0) (uniaxial strain, exactly representable)
       'three'   20 snapshots of 3 smooth fields with random coefficients
       'rigid'   one snapshot of pure rigid-body motion (nothing for modefit to find)
+      'compress-z'   one snapshot u = -1e-3 (0, 0, z) (uniaxial compression along z)
+      'quadratic-z'  one snapshot u = -1e-3 (0, 0, z + z^2)
 """
 import argparse
 import numpy as np
@@ -75,7 +77,7 @@ def main():
     ap.add_argument("--size", required=True)
     ap.add_argument("--cells", required=True)
     ap.add_argument("--order", type=int, default=2)
-    ap.add_argument("--fields", required=True, choices=["strain", "three", "rigid"])
+    ap.add_argument("--fields", required=True, choices=["strain", "three", "rigid", "compress-z", "quadratic-z"])
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--rigid", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
@@ -86,6 +88,10 @@ def main():
     xyz, tets = box_mesh(size, cells, a.order)
     if a.fields == "strain":
         snaps = [np.stack([xyz[:, 0], 0 * xyz[:, 0], 0 * xyz[:, 0]], axis=1) * 1e-3]
+    elif a.fields in ("compress-z", "quadratic-z"):
+        z = xyz[:, 2]
+        w = z if a.fields == "compress-z" else z + z * z
+        snaps = [np.stack([0 * z, 0 * z, -1e-3 * w], axis=1)]
     elif a.fields == "rigid":
         snaps = [np.array([1e-3, -2e-3, 0.5e-3]) + np.cross([0, 0, 1e-3], xyz)]
     else:

@@ -70,13 +70,46 @@ done
 "$info" "$work/beam_projected.ldg" > "$work/info.txt" 2>&1 && grep -q "beam-bending" \
   "$work/info.txt" && ok || bad "ldg-info shows the analytic descriptor"
 
-# 5. Bad input: one line, exit 2, no output file.
+# 5. --cubic on a cube whose mesh (3x4x5 cells) is not symmetric under the axis rotations:
+#    sum of a uniaxial compression = isotropic compression, copies of a quadratic field;
+#    closed forms in check_modefit.py.
+"$lsgen" cuboid --size 2,2,2 --h 0.1 -o "$work/cube.ldg" || bad "lsgen cube"
+$py "$here/make_msh_snapshots.py" "$work/compress.msh" --size 2,2,2 --cells 3,4,5 --order 1 \
+  --fields compress-z
+must "cubic sum" -- "$modefit" --mesh "$work/compress.msh" --cubic sum --method single \
+  --E 100 --nu 0.3 --normalize point:0,0,1:-z -v -i "$work/cube.ldg" -o "$work/cubic_sum.ldg"
+cp "$work/must.err" "$work/cubic_sum.log"  # must keeps the command's stderr: the -v report
+run_check "cubic sum" -- $py "$here/check_modefit.py" cubic-sum "$work/cubic_sum.ldg" \
+  "$work/cubic_sum.log" 100 0.3
+$py "$here/make_msh_snapshots.py" "$work/quadratic.msh" --size 2,2,2 --cells 3,4,5 --order 2 \
+  --fields quadratic-z
+must "cubic copies" -- "$modefit" --mesh "$work/quadratic.msh" --cubic copies --method single \
+  --E 100 --nu 0.3 --normalize point:0,0,1:-z --snapshot-table "$work/cubic_copies.tsv" \
+  -i "$work/cube.ldg" -o "$work/cubic_copies.ldg"
+run_check "cubic copies" -- $py "$here/check_modefit.py" cubic-copies "$work/cubic_copies.ldg" \
+  100 0.3
+run_check "cubic copies table" -- $py "$here/check_modefit.py" cubic-table \
+  "$work/cubic_copies.tsv" 100 0.3
+must "cubic copies pod" -- "$modefit" --mesh "$work/quadratic.msh" --cubic copies --modes 3 \
+  --E 100 --nu 0.3 -i "$work/cube.ldg" -o "$work/cubic_pod.ldg"
+run_check "cubic copies pod" -- $py "$here/check_modefit.py" cubic-pod "$work/cubic_pod.ldg" \
+  100 0.3
+
+# 6. Bad input: one line, exit 2, no output file.
 out=$work/never.ldg
 QUIET_STDOUT=1 expect_error "no E" 2 "modefit: error: --E and --nu are required" -- \
   "$modefit" --mesh "$work/strain2.msh" --nu 0.3 -i "$work/box.ldg" -o "$out"
 expect_error "analytic with mesh" 2 "modefit: error: --analytic .*drop --mesh" -- \
   "$modefit" --analytic beam-bending --length 4 --axis x --mesh "$work/strain2.msh" \
   --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "cubic with analytic" 2 "modefit: error: .*--cubic apply to FEM snapshots" -- \
+  "$modefit" --analytic beam-bending --length 4 --axis x --cubic sum --E 1 --nu 0.3 \
+  -i "$work/box.ldg" -o "$out"
+expect_error "bad cubic" 2 "modefit: error: --cubic: expected sum or copies, got 'six'" -- \
+  "$modefit" --mesh "$work/strain2.msh" --cubic six --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "cubic single index" 2 "modefit: error: --single-index 2: .* holds 1 snapshots" -- \
+  "$modefit" --mesh "$work/quadratic.msh" --cubic copies --method single --single-index 2 \
+  --E 1 --nu 0.3 -i "$work/cube.ldg" -o "$out"
 expect_error "frd without mesh" 2 "modefit: error: --snapshots .*needs --mesh" -- \
   "$modefit" --snapshots x.frd --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
 expect_error "missing mesh" 2 "modefit: error: .*nonexistent.msh" -- \

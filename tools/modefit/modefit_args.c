@@ -36,6 +36,19 @@ static void usage(FILE *out)
         "  --single-index N     single: use snapshot N (1-based) instead of the largest\n"
         "  --prune TOL          difference: drop modes below TOL of their norm (default 1e-3)\n"
         "  --inner euclidean|mass   POD inner product (default euclidean)\n"
+        "  --cubic sum|copies   symmetrize each snapshot u under the axis permutations\n"
+        "                       P in {I, C, C^2}, C (x,y,z) -> (y,z,x), about the FEM frame's\n"
+        "                       origin: u_P(x) = P u(P^T x) (a two-plate z-compaction then\n"
+        "                       also compacts along y and x). Each u_P is kept exact on its\n"
+        "                       rotated mesh: values are summed over P term by term (P^T x\n"
+        "                       located in the mesh), K and M integrate each pair of terms on\n"
+        "                       the mesh with one of them interpolated there.\n"
+        "                       sum: each snapshot becomes u_I + u_C + u_C2 (six walls, one\n"
+        "                       mode); copies: each becomes the three u_P, so --method single\n"
+        "                       gives three modes (along z, y, x), each normalized at the\n"
+        "                       --normalize point and axis rotated by its P, and POD sees all\n"
+        "                       of them. -v reports where the rotated mesh nodes fell and,\n"
+        "                       for sum, the mode at the mesh's six poles\n"
         "Analytic modes:\n"
         "  --analytic beam-bending --length L --axis x|y|z [--deflect x|y|z]\n"
         "                       Henzel eq. 51 along the grain's body axes (as lsgen wrote\n"
@@ -186,7 +199,8 @@ enum {
     OPT_MESH = 256, OPT_SNAPSHOTS, OPT_STEP, OPT_METHOD, OPT_MODES, OPT_ENERGY,
     OPT_SINGLE_INDEX, OPT_PRUNE, OPT_INNER, OPT_ANALYTIC, OPT_LENGTH, OPT_AXIS, OPT_DEFLECT,
     OPT_DEPTH, OPT_E, OPT_NU, OPT_DENSITY, OPT_KEEP_RIGID, OPT_ORTHOGONALIZE, OPT_NORMALIZE,
-    OPT_DAMPING, OPT_SPECTRUM, OPT_SPECTRUM_PNG, OPT_SNAPSHOT_TABLE, OPT_THREADS, OPT_VERSION
+    OPT_DAMPING, OPT_SPECTRUM, OPT_SPECTRUM_PNG, OPT_SNAPSHOT_TABLE, OPT_THREADS, OPT_VERSION,
+    OPT_CUBIC
 };
 
 static const struct option long_options[] = {
@@ -199,6 +213,7 @@ static const struct option long_options[] = {
     {"single-index", required_argument, NULL, OPT_SINGLE_INDEX},
     {"prune", required_argument, NULL, OPT_PRUNE},
     {"inner", required_argument, NULL, OPT_INNER},
+    {"cubic", required_argument, NULL, OPT_CUBIC},
     {"analytic", required_argument, NULL, OPT_ANALYTIC},
     {"length", required_argument, NULL, OPT_LENGTH},
     {"axis", required_argument, NULL, OPT_AXIS},
@@ -227,7 +242,7 @@ static const struct option long_options[] = {
 /* Which options were given, for the cross-checks. */
 typedef struct seen {
     int modes, energy, single_index, prune, inner, step, method, length, axis, deflect, depth,
-        E, nu;
+        E, nu, cubic;
 } seen;
 
 static int handle(int c, const char *arg, modefit_options *o, seen *s)
@@ -282,6 +297,15 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
             o->inner = INNER_MASS;
         else
             return cli_fail("--inner: expected euclidean or mass, got '%s'", arg);
+        return 0;
+    case OPT_CUBIC:
+        s->cubic = 1;
+        if (!strcmp(arg, "sum"))
+            o->cubic = CUBIC_SUM;
+        else if (!strcmp(arg, "copies"))
+            o->cubic = CUBIC_COPIES;
+        else
+            return cli_fail("--cubic: expected sum or copies, got '%s'", arg);
         return 0;
     case OPT_ANALYTIC:
         if (strcmp(arg, "beam-bending") != 0)
@@ -348,9 +372,9 @@ static int cross_check(modefit_options *o, const seen *s)
         if (o->mesh_path || o->snap_path)
             return cli_fail("--analytic builds its mode from a formula: drop --mesh/--snapshots");
         if (s->method || s->modes || s->energy || s->single_index || s->prune || s->inner ||
-            s->step)
-            return cli_fail("--method, --modes, --energy, --single-index, --prune, --inner and "
-                        "--step apply to FEM snapshots, not to --analytic");
+            s->step || s->cubic)
+            return cli_fail("--method, --modes, --energy, --single-index, --prune, --inner, "
+                        "--step and --cubic apply to FEM snapshots, not to --analytic");
         if (!s->length || !s->axis)
             return cli_fail("--analytic beam-bending needs --length L and --axis x|y|z");
         if (!s->deflect)

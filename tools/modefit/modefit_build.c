@@ -1,7 +1,12 @@
 /* modefit's numerics, in the order the issue lists them: read the FEM snapshots, remove
- * rigid motion, build the basis (POD, single snapshot or difference modes) or take the
- * analytic mode, integrate K and M, optionally make the modes energy-orthogonal, scale them
- * to the displacement the user names, and derive frequencies and damping. */
+ * rigid motion, optionally symmetrize them under the axis permutations (--cubic: triples,
+ * cubic.h), build the basis (POD, single snapshot or difference modes) or take the analytic
+ * mode, integrate K and M, optionally make the modes energy-orthogonal, scale them to the
+ * displacement the user names, and derive frequencies and damping.
+ *
+ * --cubic copies keeps the snapshots copy-major (copy p of snapshot i at p·ns + i, ns the
+ * snapshots read): single mode takes the three copies of one snapshot, difference modes
+ * difference within each copy, POD sees them all. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +16,11 @@
 #include "modefit_cli.h"
 #include "ldem/log.h"
 
-/* The mass-weighted inner product ∫ rho a·b dV on the mesh, as a basis_inner. */
+/* The mass-weighted inner product ∫ rho a·b dV and the strain energy product
+ * ∫ ε(a):C:ε(b) dV on the mesh, as basis_inner callbacks. */
 typedef struct mass_ctx {
     const fe_mesh *mesh;
-    double rho;
+    double rho, E, nu;
 } mass_ctx;
 
 static int mass_gram(void *ctx, const double *a, size_t na, const double *b, size_t nb,
@@ -22,6 +28,58 @@ static int mass_gram(void *ctx, const double *a, size_t na, const double *b, siz
 {
     const mass_ctx *c = ctx;
     return fe_mass_gram(c->mesh, c->rho, a, na, b, nb, G, err);
+}
+
+static int stiffness_gram(void *ctx, const double *a, size_t na, const double *b, size_t nb,
+                          double *G, ldem_err *err)
+{
+    const mass_ctx *c = ctx;
+    return fe_stiffness_gram(c->mesh, c->E, c->nu, a, na, b, nb, G, err);
+}
+
+/* base on mesh fields, or on --cubic triples (cubic.h) when the basis has them. */
+static int basis_gram(const modefit_basis *b, basis_inner base, const double *x, size_t nx,
+                      const double *y, size_t ny, double *G, ldem_err *err)
+{
+    if (!b->cmap)
+        return base.gram(base.ctx, x, nx, y, ny, G, err);
+    cubic_inner_ctx c = {b->cmap, base};
+    basis_inner ip = cubic_inner(&c);
+    return ip.gram(ip.ctx, x, nx, y, ny, G, err);
+}
+
+int modefit_mass_gram(const modefit_basis *b, const double *x, size_t nx, const double *y,
+                      size_t ny, double *G, ldem_err *err)
+{
+    mass_ctx mc = {&b->mesh, b->rho, 0.0, 0.0};
+    basis_inner base = {mass_gram, &mc, 3 * b->mesh.nnodes};
+    return basis_gram(b, base, x, nx, y, ny, G, err);
+}
+
+int modefit_stiffness_gram(const modefit_options *o, const modefit_basis *b, const double *x,
+                           size_t nx, const double *y, size_t ny, double *G, ldem_err *err)
+{
+    mass_ctx mc = {&b->mesh, b->rho, o->E, o->nu};
+    basis_inner base = {stiffness_gram, &mc, 3 * b->mesh.nnodes};
+    return basis_gram(b, base, x, nx, y, ny, G, err);
+}
+
+double modefit_eval(const modefit_basis *b, const double *fields, size_t n, const double x[3],
+                    int extend, double *out)
+{
+    if (b->cmap)
+        return cubic_eval(&b->mesh, b->loc, fields, n, x, extend, out);
+    fe_place p;
+    double gap;
+    if (extend) {
+        if (cubic_locate(&b->mesh, b->loc, x, &p, &gap) != CUBIC_CLAMPED)
+            gap = 0.0;
+    } else {
+        fe_locate(b->loc, x, &p);
+        gap = p.inside ? 0.0 : p.dist;
+    }
+    fe_interpolate(&b->mesh, &p, fields, n, out);
+    return gap;
 }
 
 int modefit_nomem(ldem_err *err)
@@ -40,6 +98,7 @@ void modefit_basis_free(modefit_basis *b)
     fe_mesh_free(&b->mesh);
     fe_snapshots_free(&b->snaps);
     fe_locator_free(b->loc);
+    cubic_map_free(b->cmap);
     free(b->phi);
     free(b->raw);
     free(b->up);
@@ -138,10 +197,12 @@ static int pod_basis(const modefit_options *o, const basis_inner *ip, modefit_ba
     return rc;
 }
 
+/* The snapshot the single mode is (largest or --single-index), counted among the
+ * snapshots read; with --cubic copies its three copies make three modes. */
 static int single_basis(const modefit_options *o, const basis_inner *ip, modefit_basis *b,
                         ldem_err *err)
 {
-    size_t ns = b->snaps.count, ndof = ip->ndof, k = 0;
+    size_t copies = b->copies, ns = b->snaps.count / copies, ndof = ip->ndof, k = 0;
     if (o->single_index) {
         if ((size_t)o->single_index > ns)
             return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
@@ -153,27 +214,31 @@ static int single_basis(const modefit_options *o, const basis_inner *ip, modefit
         if (rc)
             return rc;
     }
-    ldem_info("single mode: snapshot %zu (step %ld, time %g)", k + 1, b->snaps.step[k],
-              b->snaps.time[k]);
-    b->count = 1;
-    b->phi = malloc(ndof * sizeof *b->phi);
-    b->raw = malloc(ndof * sizeof *b->raw);
+    ldem_info("single mode: snapshot %zu (step %ld, time %g)%s", k + 1, b->snaps.step[k],
+              b->snaps.time[k], copies > 1 ? ", its three --cubic copies" : "");
+    b->count = copies;
+    b->phi = malloc(copies * ndof * sizeof *b->phi);
+    b->raw = malloc(copies * ndof * sizeof *b->raw);
     if (!b->phi || !b->raw)
         return modefit_nomem(err);
-    memcpy(b->phi, b->up + k * ndof, ndof * sizeof *b->phi);
-    memcpy(b->raw, b->snaps.u + k * ndof, ndof * sizeof *b->raw);
+    for (size_t p = 0; p < copies; p++) {
+        size_t j = p * ns + k;
+        memcpy(b->phi + p * ndof, b->up + j * ndof, ndof * sizeof *b->phi);
+        memcpy(b->raw + p * ndof, b->snaps.u + j * ndof, ndof * sizeof *b->raw);
+    }
     return LDEM_OK;
 }
 
-/* u_1 − 0, u_2 − u_1, ...: the snapshots' successive increments (Henzel §4.2). */
-static double *differences(const double *u, size_t ns, size_t ndof)
+/* u_1 − 0, u_2 − u_1, ...: the snapshots' successive increments (Henzel §4.2), within
+ * each run of `run` snapshots (one --cubic copy). */
+static double *differences(const double *u, size_t ns, size_t run, size_t ndof)
 {
     double *d = malloc(ns * ndof * sizeof *d);
     if (!d)
         return NULL;
     for (size_t i = 0; i < ns; i++)
         for (size_t j = 0; j < ndof; j++)
-            d[i * ndof + j] = u[i * ndof + j] - (i ? u[(i - 1) * ndof + j] : 0.0);
+            d[i * ndof + j] = u[i * ndof + j] - (i % run ? u[(i - 1) * ndof + j] : 0.0);
     return d;
 }
 
@@ -181,8 +246,9 @@ static int difference_basis(const modefit_options *o, const basis_inner *ip, mod
                             ldem_err *err)
 {
     size_t ns = b->snaps.count, ndof = ip->ndof, kept = 0;
-    double *d = differences(b->up, ns, ndof);
-    double *draw = differences(b->snaps.u, ns, ndof);
+    size_t run = ns / b->copies;
+    double *d = differences(b->up, ns, run, ndof);
+    double *draw = differences(b->snaps.u, ns, run, ndof);
     double *coef = malloc(ns * ns * sizeof *coef);
     int rc = (!d || !draw || !coef) ? modefit_nomem(err) : LDEM_OK;
     if (!rc)
@@ -211,16 +277,16 @@ static int difference_basis(const modefit_options *o, const basis_inner *ip, mod
 static int fe_matrices(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
     size_t n = b->count;
-    int rc = fe_stiffness_gram(&b->mesh, o->E, o->nu, b->phi, n, b->phi, n, b->K, err);
+    int rc = modefit_stiffness_gram(o, b, b->phi, n, b->phi, n, b->K, err);
     if (!rc)
-        rc = fe_mass_gram(&b->mesh, b->rho, b->phi, n, b->phi, n, b->M, err);
+        rc = modefit_mass_gram(b, b->phi, n, b->phi, n, b->M, err);
     return rc;
 }
 
 /* Replace the modes by the eigenvectors of K v = λ M v: decoupled modal equations. */
 static int orthogonalize(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
-    size_t n = b->count, ndof = 3 * b->mesh.nnodes;
+    size_t n = b->count, ndof = b->fdof;
     double *lambda = malloc(n * sizeof *lambda), *V = malloc(n * n * sizeof *V);
     double *C = malloc(n * n * sizeof *C), *tmp = malloc(n * ndof * sizeof *tmp);
     int rc = (!lambda || !V || !C || !tmp) ? modefit_nomem(err) : LDEM_OK;
@@ -264,30 +330,49 @@ static double mesh_size(const fe_mesh *m)
     return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
 }
 
+void modefit_norm_target(const modefit_options *o, int p, double x[3], double dir[3])
+{
+    double P[3][3];
+    cubic_rotation(p, P);
+    for (int i = 0; i < 3; i++) {
+        x[i] = dir[i] = 0.0;
+        for (int j = 0; j < 3; j++) {
+            x[i] += P[i][j] * o->norm_point[j];
+            dir[i] += P[i][j] * o->norm_dir[j];
+        }
+    }
+}
+
 /* Scale each mode so that its raw twin moves the named point by 1 along the named axis:
- * ε then is that displacement in the FEM problem (e.g. the indenter's travel). */
+ * ε then is that displacement in the FEM problem (e.g. the indenter's travel). The three
+ * single modes of --cubic copies each use the point and axis rotated with them. */
 static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
-    size_t n = b->count, ndof = 3 * b->mesh.nnodes;
-    fe_place p;
-    fe_locate(b->loc, o->norm_point, &p);
+    size_t n = b->count, ndof = b->fdof;
+    int rotate = b->copies > 1 && o->method == METHOD_SINGLE;
     double tol = 1e-6 * mesh_size(&b->mesh);
-    if (!p.inside && p.dist > tol)
-        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
-                            "--normalize %s: the point lies %g outside the FEM mesh",
-                            o->norm_text, p.dist);
-    double *val = malloc(3 * n * sizeof *val), *s = malloc(n * sizeof *s);
+    double *val = malloc(3 * sizeof *val), *s = malloc(n * sizeof *s);
     if (!val || !s) {
         free(val);
         free(s);
         return modefit_nomem(err);
     }
-    fe_interpolate(&b->mesh, &p, b->raw, n, val);
     int rc = LDEM_OK;
     for (size_t k = 0; k < n && !rc; k++) {
+        double x[3], dir[3];
+        modefit_norm_target(o, rotate ? (int)k : 0, x, dir);
+        /* Inside, within round-off of the boundary, or just outside a curved one. */
+        double gap = modefit_eval(b, b->raw + k * ndof, 1, x, 1, val);
+        if (gap > tol) {
+            rc = ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                              "--normalize %s: the point%s (%g,%g,%g) lies %g outside the FEM "
+                              "mesh", o->norm_text, rotate ? " rotated for this --cubic copy" : "",
+                              x[0], x[1], x[2], gap);
+            break;
+        }
         double v = 0, big = 0;
         for (int d = 0; d < 3; d++)
-            v += val[3 * k + d] * o->norm_dir[d];
+            v += val[d] * dir[d];
         for (size_t j = 0; j < ndof; j++)
             big = fmax(big, fabs(b->raw[k * ndof + j]));
         if (!(fabs(v) > 1e-9 * big))
@@ -338,17 +423,114 @@ static int check_not_rigid(const modefit_options *o, const basis_inner *mass_ip,
     return LDEM_OK;
 }
 
+static void report_cubic(const modefit_options *o, const modefit_basis *b,
+                         const cubic_stats *st)
+{
+    ldem_info("--cubic %s: the %zu mesh nodes rotated by C and C^2: %zu inside the mesh; %zu "
+              "just outside a curved boundary (the boundary element's interpolant continued; "
+              "up to %.3g from the corner triangulation); %zu farther out (the closest "
+              "boundary point's value; up to %.3g)", o->cubic == CUBIC_SUM ? "sum" : "copies",
+              st->located, st->located - st->extrapolated - st->clamped, st->extrapolated,
+              st->max_extrapolated, st->clamped, st->max_clamped);
+    double size = mesh_size(&b->mesh);
+    if (st->clamped && st->max_clamped > 1e-2 * size)
+        ldem_warn("--cubic: FEM node %ld rotated by C^%d falls %.3g (%.1f%% of the mesh's "
+                  "size) outside the mesh: the rotations are about the origin; is the FEM "
+                  "model centred there and symmetric under the axis permutations?",
+                  st->worst_node, st->worst_rotation, st->max_clamped,
+                  100 * st->max_clamped / size);
+}
+
+/* Replaces the snapshots, raw and rigid-free, by their triples (cubic.h): for sum one per
+ * snapshot, for copies three, copy-major, each keeping its snapshot's step and time. The
+ * rigid projection came first, on the mesh: a rotated rigid-free field is rigid-free on
+ * its rotated mesh. */
+static int apply_cubic(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    fe_snapshots *sn = &b->snaps;
+    size_t ns = sn->count, ndof = 3 * b->mesh.nnodes, tdof = CUBIC_ROTATIONS * ndof;
+    size_t copies = o->cubic == CUBIC_COPIES ? CUBIC_ROTATIONS : 1, nout = copies * ns;
+    cubic_stats st;
+    int rc = cubic_map_build(&b->mesh, b->loc, &b->cmap, &st, err);
+    if (rc)
+        return rc;
+    report_cubic(o, b, &st);
+    double *u = malloc(nout * tdof * sizeof *u), *up = malloc(nout * tdof * sizeof *up);
+    double *time = malloc(nout * sizeof *time);
+    long *step = malloc(nout * sizeof *step);
+    if (!u || !up || !time || !step) {
+        free(u);
+        free(up);
+        free(time);
+        free(step);
+        return modefit_nomem(err);
+    }
+    cubic_triples(o->cubic, sn->u, ns, ndof, u);
+    cubic_triples(o->cubic, b->up, ns, ndof, up);
+    for (size_t j = 0; j < nout; j++) {
+        time[j] = sn->time[j % ns];
+        step[j] = sn->step[j % ns];
+    }
+    free(sn->u);
+    free(sn->time);
+    free(sn->step);
+    free(b->up);
+    sn->u = u;
+    sn->time = time;
+    sn->step = step;
+    sn->count = nout;
+    b->up = up;
+    b->fdof = tdof;
+    b->copies = copies;
+    return LDEM_OK;
+}
+
+/* -v: a --cubic sum mode at the mesh's six poles (inward component), as the FEM model
+ * has it (normalized) and rigid motion removed: they agree to the FE interpolation error
+ * when the six walls' field is as symmetric as the construction makes it. */
+static void report_poles(const modefit_basis *b)
+{
+    if (!ldem_log_enabled(LDEM_LOG_INFO))
+        return;
+    static const char *const name[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+    double point[6][3], inward[6][3];
+    cubic_poles(&b->mesh, point, inward);
+    for (size_t k = 0; k < b->count; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int q = 0; q < 6; q++) {
+            double raw[3], phi[3], vr = 0, vp = 0;
+            modefit_eval(b, b->raw + k * b->fdof, 1, point[q], 1, raw);
+            modefit_eval(b, b->phi + k * b->fdof, 1, point[q], 1, phi);
+            for (int d = 0; d < 3; d++) {
+                vr += raw[d] * inward[q][d];
+                vp += phi[d] * inward[q][d];
+            }
+            lo = fmin(lo, vr);
+            hi = fmax(hi, vr);
+            ldem_info("--cubic sum, mode %zu, pole %s (%.6g,%.6g,%.6g): inward %.9g (FEM "
+                      "model), %.9g (rigid motion removed)", k + 1, name[q], point[q][0],
+                      point[q][1], point[q][2], vr, vp);
+        }
+        ldem_info("--cubic sum, mode %zu: the six poles' inward displacements span [%.9g, "
+                  "%.9g], %.2e relative to the largest", k + 1, lo, hi,
+                  (hi - lo) / fmax(fabs(lo), fabs(hi)));
+    }
+}
+
 static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
+    b->copies = 1;
     int rc = read_fem(o, b, err);
+    if (!rc)
+        rc = fe_locator_build(&b->mesh, &b->loc, err);
     if (rc)
         return rc;
     size_t ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
+    b->fdof = ndof;
     double volume, second[3][3];
     fe_volume_moments(&b->mesh, &volume, b->center, second);
-    mass_ctx mc = {&b->mesh, b->rho};
+    mass_ctx mc = {&b->mesh, b->rho, 0.0, 0.0};
     basis_inner mass_ip = {mass_gram, &mc, ndof};
-    basis_inner ip = o->inner == INNER_MASS ? mass_ip : basis_inner_euclidean(ndof);
 
     b->up = malloc(ns * ndof * sizeof *b->up);
     double *rigid = malloc(6 * ndof * sizeof *rigid);
@@ -366,8 +548,12 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
     free(rigid);
     if (!rc && !o->keep_rigid)
         rc = check_not_rigid(o, &mass_ip, b, err);
-    if (!rc)
-        rc = fe_locator_build(&b->mesh, &b->loc, err);
+    if (!rc && o->cubic)
+        rc = apply_cubic(o, b, err);
+    /* From here on fields are b->fdof long: mesh fields, or --cubic triples. */
+    basis_inner base = o->inner == INNER_MASS ? mass_ip : basis_inner_euclidean(ndof);
+    cubic_inner_ctx cc = {b->cmap, base};
+    basis_inner ip = b->cmap ? cubic_inner(&cc) : base;
     if (!rc) {
         if (o->method == METHOD_POD)
             rc = pod_basis(o, &ip, b, err);
@@ -385,6 +571,8 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
         rc = orthogonalize(o, b, err);
     if (!rc && o->normalize)
         rc = normalize_fe(o, b, err);
+    if (!rc && o->cubic == CUBIC_SUM)
+        report_poles(b);
     return rc;
 }
 

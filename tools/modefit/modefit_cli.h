@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "analytic.h"
+#include "cubic.h"
 #include "fe_locate.h"
 #include "femesh.h"
 #include "ldem/bundle.h"
@@ -26,6 +27,7 @@ typedef struct modefit_options {
     long single_index;                 /* single: 0 = largest snapshot, else 1-based */
     double prune;                      /* difference modes: relative pruning threshold */
     int inner;                         /* POD inner product, enum modefit_inner */
+    int cubic;                         /* enum cubic_kind: symmetrize the snapshots */
     int analytic;                      /* 0, or enum analytic_kind */
     double length;
     int axis, deflect;                 /* 0..2; deflect -1 = default */
@@ -66,11 +68,14 @@ typedef struct modefit_basis {
     int is_analytic;
     analytic_mode analytic;
     fe_mesh mesh;            /* FE only */
-    fe_snapshots snaps;      /* FE only: as read (raw) */
-    double *phi;             /* count × 3·nnodes: the modes (rigid motion removed) */
-    double *raw;             /* count × 3·nnodes: the same combinations of raw snapshots */
-    double *up;              /* snaps.count × 3·nnodes: snapshots, rigid motion removed */
+    fe_snapshots snaps;      /* FE only: as read (raw); --cubic: u holds triples */
+    size_t copies;           /* 3 with --cubic copies: snaps is copy-major, copies × ns/3 */
+    size_t fdof;             /* FE only: doubles per field, 3·nnodes (×3 with --cubic) */
+    double *phi;             /* count × fdof: the modes (rigid motion removed) */
+    double *raw;             /* count × fdof: the same combinations of raw snapshots */
+    double *up;              /* snaps.count × fdof: snapshots, rigid motion removed */
     fe_locator *loc;         /* FE only: point location on the mesh */
+    cubic_map *cmap;         /* --cubic only: fields are triples (cubic.h) */
     double center[3];        /* FE only: the mesh's centre of volume (rigid rotations) */
     double *sigma;           /* POD singular values (nsigma), or NULL */
     size_t nsigma;
@@ -90,6 +95,22 @@ void modefit_to_body(const modefit_grain *g, const double x[3], double xb[3]);
 
 int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
                   ldem_err *err);
+
+/* The --normalize point and axis rotated by C^p (p = 0: as given), for copy p. */
+void modefit_norm_target(const modefit_options *o, int p, double x[3], double dir[3]);
+
+/* Mass and stiffness Gram matrices of basis fields (b->fdof long: mesh fields, or --cubic
+ * triples), G[i·ny + j] = <x_i, y_j>. */
+int modefit_mass_gram(const modefit_basis *b, const double *x, size_t nx, const double *y,
+                      size_t ny, double *G, ldem_err *err);
+int modefit_stiffness_gram(const modefit_options *o, const modefit_basis *b, const double *x,
+                           size_t nx, const double *y, size_t ny, double *G, ldem_err *err);
+
+/* Values of n basis fields at a geometry-frame point x: out[3k + d]. extend 0: outside
+ * the mesh, the closest boundary point's value (returns the distance, 0 inside); 1: also
+ * continued just outside a curved boundary (returns the distance only when clamped). */
+double modefit_eval(const modefit_basis *b, const double *fields, size_t n, const double x[3],
+                    int extend, double *out);
 
 /* Samples the modes at the bundle's surface nodes and LSET grid nodes (body frame) and
  * fills m (kind, descriptor for analytic modes). Reports the mesh / level-set mismatch. */

@@ -1,8 +1,8 @@
 /* Sampling the modes where the runtime needs them, in the body frame: at the bundle's
  * surface nodes (to move them and project contact forces, eq. 41) and at the level-set
  * grid nodes (for the semi-Lagrangian remap, §3.1.3). FE modes are interpolated inside
- * the mesh and extended from the closest boundary point outside it; an analytic mode is
- * evaluated directly. */
+ * the mesh and extended from the closest boundary point outside it (a --cubic mode term by
+ * term, each on its rotated mesh: cubic.h); an analytic mode is evaluated directly. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +44,12 @@ static double sample_point(const modefit_grain *g, const modefit_basis *b, const
         return 0.0;
     }
     double x[3];
-    fe_place p;
     to_geometry(g, xb, x);
-    fe_locate(b->loc, x, &p);
-    fe_interpolate(&b->mesh, &p, b->phi, b->count, scratch);
+    /* Constant extension beyond the mesh: continuous, for the level-set remap. */
+    double outside = modefit_eval(b, b->phi, b->count, x, 0, scratch);
     for (size_t k = 0; k < b->count; k++)
         vector_to_body(g, scratch + 3 * k, out + 3 * k);
-    return p.inside ? 0.0 : p.dist;
+    return outside;
 }
 
 static int sample_nodes(const modefit_grain *g, const modefit_basis *b, ldem_modes *m,

@@ -113,9 +113,9 @@ done:
 static int write_snapshot_table(const modefit_options *o, const modefit_basis *b,
                                 ldem_err *err)
 {
-    size_t A = b->count, ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
+    size_t A = b->count, ns = b->snaps.count, ndof = b->fdof;
     double *rhs = malloc(A * ns * sizeof *rhs), *Mc = malloc(A * A * sizeof *Mc);
-    double *point = malloc(3 * ns * sizeof *point), *resid = malloc(ndof * sizeof *resid);
+    double *point = malloc(ns * sizeof *point), *resid = malloc(ndof * sizeof *resid);
     if (!rhs || !Mc || !point || !resid) {
         free(rhs);
         free(Mc);
@@ -123,7 +123,7 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
         free(resid);
         return modefit_nomem(err);
     }
-    int rc = fe_mass_gram(&b->mesh, b->rho, b->phi, A, b->up, ns, rhs, err);
+    int rc = modefit_mass_gram(b, b->phi, A, b->up, ns, rhs, err);
     if (!rc) {
         memcpy(Mc, b->M, A * A * sizeof *Mc);
         /* rhs is A × ns row-major: ns right-hand sides. */
@@ -134,11 +134,16 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
                               "the modal mass matrix is not positive definite (dposv %d)",
                               (int)info);
     }
-    fe_place p;
-    if (!rc && o->normalize) {
-        fe_locate(b->loc, o->norm_point, &p);
-        fe_interpolate(&b->mesh, &p, b->snaps.u, ns, point);
-    }
+    /* The point's displacement per snapshot; a --cubic copy's at the point and axis
+     * rotated with it, as its single mode is normalized. */
+    size_t run = ns / (b->copies ? b->copies : 1);
+    if (!rc && o->normalize)
+        for (size_t i = 0; i < ns; i++) {
+            double x[3], dir[3], v[3];
+            modefit_norm_target(o, (int)(i / run), x, dir);
+            modefit_eval(b, b->snaps.u + i * ndof, 1, x, 1, v);
+            point[i] = v[0] * dir[0] + v[1] * dir[1] + v[2] * dir[2];
+        }
     ldem_outfile out;
     if (!rc)
         rc = ldem_outfile_open(&out, o->snapshot_table, err);
@@ -151,7 +156,10 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
     }
     fprintf(out.fp, "# modefit: snapshots of %s in the %zu-mode basis (eps by mass-weighted "
             "least squares); energy = FE strain energy of the snapshot%s\n", o->snap_path, A,
-            o->normalize ? "; point = its displacement at the --normalize point" : "");
+            o->normalize ? (b->copies > 1 ? "; point = its displacement at the --normalize "
+                                            "point and axis rotated with its --cubic copy"
+                                          : "; point = its displacement at the --normalize "
+                                            "point") : "");
     fprintf(out.fp, "snapshot\tstep\ttime");
     for (size_t k = 0; k < A; k++)
         fprintf(out.fp, "\teps%zu", k + 1);
@@ -159,9 +167,9 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
     for (size_t i = 0; i < ns && !rc; i++) {
         const double *u = b->snaps.u + i * ndof, *up = b->up + i * ndof;
         double twice_u = 0, uu = 0;
-        rc = fe_stiffness_gram(&b->mesh, o->E, o->nu, u, 1, u, 1, &twice_u, err);
+        rc = modefit_stiffness_gram(o, b, u, 1, u, 1, &twice_u, err);
         if (!rc)
-            rc = fe_mass_gram(&b->mesh, b->rho, up, 1, up, 1, &uu, err);
+            rc = modefit_mass_gram(b, up, 1, up, 1, &uu, err);
         if (rc)
             break;
         /* The residual field itself, not |up|² − εᵀMε: that difference would leave only
@@ -173,19 +181,15 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
                 r -= rhs[k * ns + i] * b->phi[k * ndof + j];
             resid[j] = r;
         }
-        rc = fe_mass_gram(&b->mesh, b->rho, resid, 1, resid, 1, &rr, err);
+        rc = modefit_mass_gram(b, resid, 1, resid, 1, &rr, err);
         if (rc)
             break;
         double residual = uu > 0 ? sqrt(fmax(rr, 0.0) / uu) : 0.0;
         fprintf(out.fp, "%zu\t%ld\t%.9g", i + 1, b->snaps.step[i], b->snaps.time[i]);
         for (size_t k = 0; k < A; k++)
             fprintf(out.fp, "\t%.12g", rhs[k * ns + i]);
-        if (o->normalize) {
-            double v = 0;
-            for (int d = 0; d < 3; d++)
-                v += point[3 * i + (size_t)d] * o->norm_dir[d];
-            fprintf(out.fp, "\t%.12g", v);
-        }
+        if (o->normalize)
+            fprintf(out.fp, "\t%.12g", point[i]);
         fprintf(out.fp, "\t%.12g\t%.3e\n", 0.5 * twice_u, residual);
     }
     free(rhs);
@@ -258,6 +262,12 @@ static int update_meta(const modefit_options *o, const modefit_basis *b, ldem_bu
         rc = ldem_meta_set(&meta, "modefit.rigid", o->keep_rigid ? "kept" : "projected out", err);
     if (!rc && o->normalize)
         rc = ldem_meta_set(&meta, "modefit.normalize", o->norm_text, err);
+    /* "none" only over an earlier run's value: a bundle remade without --cubic must not
+     * keep claiming it. */
+    if (!rc && (o->cubic || ldem_meta_get(&meta, "modefit.cubic")))
+        rc = ldem_meta_set(&meta, "modefit.cubic",
+                           o->cubic == CUBIC_SUM ? "sum" : o->cubic == CUBIC_COPIES ? "copies"
+                                                                               : "none", err);
     if (!rc)
         rc = set_number(&meta, "modefit.omega_max", b->damping.omega[b->count - 1], err);
     unsigned char *data = NULL;
