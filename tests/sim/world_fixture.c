@@ -215,3 +215,133 @@ uint32_t wf_add_plane(ldem_world *w, ldem_vec3 point, ldem_vec3 normal)
     wl->drive = LDEM_DRIVE_VELOCITY;
     return (uint32_t)w->nwalls++;
 }
+
+/* Signed distance of the cube [−a, a]³. */
+static double box_distance(double a, double x, double y, double z)
+{
+    double q[3] = {fabs(x) - a, fabs(y) - a, fabs(z) - a}, out = 0.0;
+    for (int k = 0; k < 3; k++)
+        out += q[k] > 0.0 ? q[k] * q[k] : 0.0;
+    double in = fmax(q[0], fmax(q[1], q[2]));
+    return sqrt(out) + (in < 0.0 ? in : 0.0);
+}
+
+uint32_t wf_add_ls_box_shape(ldem_world *w, double a, double h)
+{
+    w->shapes = realloc(w->shapes, (w->nshapes + 1) * sizeof *w->shapes);
+    cr_assert(w->shapes);
+    ldem_shape *sh = &w->shapes[w->nshapes];
+    memset(sh, 0, sizeof *sh);
+    sh->name = dup("ls-box");
+    sh->source = dup("(test fixture)");
+    uint32_t n = (uint32_t)ceil(2.0 * (a + 3.0 * h) / h) + 1;
+    double o = -0.5 * (n - 1) * h;
+    sh->lset.dims[0] = sh->lset.dims[1] = sh->lset.dims[2] = n;
+    for (int k = 0; k < 3; k++)
+        sh->lset.origin[k] = o, sh->lset.spacing[k] = h;
+    sh->lset.phi = malloc((size_t)n * n * n * sizeof(float));
+    cr_assert(sh->lset.phi);
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t j = 0; j < n; j++)
+            for (uint32_t i = 0; i < n; i++)
+                sh->lset.phi[i + (size_t)n * (j + (size_t)n * k)] =
+                    (float)box_distance(a, o + i * h, o + j * h, o + k * h);
+    ldem_nodes *nd = &sh->nodes;
+    nd->count = 8;
+    nd->position = malloc(24 * sizeof(double));
+    nd->normal = malloc(24 * sizeof(double));
+    nd->area = malloc(8 * sizeof(double));
+    cr_assert(nd->position && nd->normal && nd->area);
+    for (int c = 0; c < 8; c++) {
+        for (int k = 0; k < 3; k++) {
+            double sgn = (c >> k) & 1 ? 1.0 : -1.0;
+            nd->position[3 * c + k] = sgn * a;
+            nd->normal[3 * c + k] = sgn / sqrt(3.0);
+        }
+        nd->area[c] = 24.0 * a * a / 8.0;
+    }
+    sh->bounding_radius = sqrt(3.0) * a;
+    sh->volume = 8.0 * a * a * a;
+    double I = 2.0 / 3.0 * sh->volume * a * a;
+    sh->inertia_per_density = ldem_vec3_make(I, I, I);
+    return (uint32_t)w->nshapes++;
+}
+
+/* The field A x at every node of the shape's grid (float32, x fastest). */
+static float *affine_grid_field(const ldem_lset *ls, const double A[3][3])
+{
+    size_t np = (size_t)ls->dims[0] * ls->dims[1] * ls->dims[2], idx = 0;
+    float *g = malloc(3 * np * sizeof *g);
+    cr_assert(g);
+    for (uint32_t k = 0; k < ls->dims[2]; k++)
+        for (uint32_t j = 0; j < ls->dims[1]; j++)
+            for (uint32_t i = 0; i < ls->dims[0]; i++, idx++) {
+                double x[3] = {ls->origin[0] + i * ls->spacing[0],
+                               ls->origin[1] + j * ls->spacing[1],
+                               ls->origin[2] + k * ls->spacing[2]};
+                for (int r = 0; r < 3; r++)
+                    g[3 * idx + r] = (float)(A[r][0] * x[0] + A[r][1] * x[1] + A[r][2] * x[2]);
+            }
+    return g;
+}
+
+void wf_give_affine_mode(ldem_world *w, uint32_t s, const double A[3][3], double k, double m,
+                         const ldem_etab_table *table)
+{
+    ldem_shape *sh = &w->shapes[s];
+    uint64_t nn = sh->nodes.count;
+    ldem_modes md = {.count = 1, .kind = LDEM_MODE_SAMPLED, .nnodes = nn};
+    md.node_values = malloc(3 * nn * sizeof *md.node_values);
+    cr_assert(md.node_values);
+    for (uint64_t q = 0; q < nn; q++) {
+        const double *x = &sh->nodes.position[3 * q];
+        for (int r = 0; r < 3; r++)
+            md.node_values[3 * q + r] = A[r][0] * x[0] + A[r][1] * x[1] + A[r][2] * x[2];
+    }
+    memcpy(md.grid_dims, sh->lset.dims, sizeof md.grid_dims);
+    memcpy(md.grid_origin, sh->lset.origin, sizeof md.grid_origin);
+    memcpy(md.grid_spacing, sh->lset.spacing, sizeof md.grid_spacing);
+    md.grid_values = affine_grid_field(&sh->lset, A);
+    double kv = k, mv = m;
+    ldem_matrix K = {1, &kv}, M = {1, &mv};
+    ldem_etab_table copy;
+    ldem_etab etab = {1, &copy};
+    if (table) {
+        copy = *table;
+        copy.mode = 0;
+    }
+    if (sh->modes) {
+        ldem_modeset_free(sh->modes);
+        free(sh->modes);
+    }
+    sh->modes = calloc(1, sizeof *sh->modes);
+    cr_assert(sh->modes);
+    ldem_err err;
+    cr_assert_eq(ldem_modeset_build(&md, &K, &M, table ? &etab : NULL, NULL, nn,
+                                    sh->nodes.position, sh->modes, &err),
+                 LDEM_OK, "%s", err.msg);
+    free(md.node_values);
+    free(md.grid_values);
+}
+
+uint32_t wf_make_deformable(ldem_world *w, uint32_t b, double eps)
+{
+    /* ldem_world_modal_init starts from zero: keep the amplitude of every body that was
+     * already deformable (single-mode shapes, as this fixture builds them) */
+    size_t n = w->bodies.count;
+    double *kept = calloc(n, sizeof *kept);
+    cr_assert(kept);
+    for (size_t i = 0; i < n && w->modal.ndof; i++)
+        if ((w->bodies.flags[i] & LDEM_BODY_DEFORMABLE) && w->bodies.modal[i] < w->modal.ndof)
+            kept[i] = w->modal.eps[w->bodies.modal[i]];
+    w->bodies.flags[b] |= LDEM_BODY_DEFORMABLE;
+    ldem_err err;
+    cr_assert_eq(ldem_world_modal_init(w, &err), LDEM_OK, "%s", err.msg);
+    for (size_t i = 0; i < n; i++)
+        if (w->bodies.modal[i] != LDEM_RIGID)
+            w->modal.eps[w->bodies.modal[i]] = kept[i];
+    free(kept);
+    uint32_t off = w->bodies.modal[b];
+    w->modal.eps[off] = eps;
+    return off;
+}

@@ -5,6 +5,9 @@
  *   wf_add_ls_sphere_shape(&w, R, h, subdiv);              a level-set sphere shape
  *   wf_add_ls_body(&w, shape, pos, q, velocity);
  *   wf_add_plane(&w, point, normal);
+ *   wf_add_ls_box_shape(&w, a, h);                         a level-set cube, corner nodes
+ *   wf_give_affine_mode(&w, shape, A, K, M, NULL);         one mode Φ(x) = A x (issue 7)
+ *   wf_make_deformable(&w, body, eps);                     after every body exists
  *
  * Every call asserts success (Criterion cr_assert), so a test reads as its scenario. */
 #ifndef LDEM_TEST_WORLD_FIXTURE_H
@@ -32,5 +35,26 @@ uint32_t wf_add_ls_body(ldem_world *w, uint32_t shape, ldem_vec3 x, ldem_quat q,
 
 /* Append a fixed plane wall of material 0. Returns the wall index. */
 uint32_t wf_add_plane(ldem_world *w, ldem_vec3 point, ldem_vec3 normal);
+
+/* Append a level-set cube of half side `a` (body frame [−a, a]³): its signed distance
+ * sampled on a grid of spacing h covering [−a−3h, a+3h]³, and only the 8 corners as surface
+ * nodes (area weight 3a² each), so that nothing touching a face away from its edges meets a
+ * node of the cube. Near a face's centre φ is exactly linear (e.g. z − a), which trilinear
+ * interpolation reproduces exactly when a and h are dyadic (no float32 rounding either).
+ * Returns the shape index. */
+uint32_t wf_add_ls_box_shape(ldem_world *w, double a, double h);
+
+/* Give shape s one affine deformation mode Φ(x) = A x (A row-major, meant symmetric and
+ * traceless: over a body centred at the origin such a field has no rigid part): node values
+ * A X_k at the shape's nodes, the field A x on the shape's LSET grid (trilinear interpolation
+ * is exact for it, up to float32 storage), KMAT (k), MMAT (m), and the ETAB table `table`
+ * for mode 0 if not NULL (the modeset copies it). No damping. Replaces the shape's modes. */
+void wf_give_affine_mode(ldem_world *w, uint32_t s, const double A[3][3], double k, double m,
+                         const ldem_etab_table *table);
+
+/* Flag body b deformable, rebuild the world's modal state (ldem_world_modal_init) keeping
+ * the amplitudes of bodies that were already deformable (rates restart at zero), and set
+ * b's amplitude to eps. Returns b's first modal DOF. Call after every body exists. */
+uint32_t wf_make_deformable(ldem_world *w, uint32_t b, double eps);
 
 #endif
