@@ -72,11 +72,17 @@ static int outputs(run *r, ldem_err *err)
 static void summary(const run *r, const char *what)
 {
     const ldem_world *w = &r->world;
-    size_t nls = 0;
-    for (size_t i = 0; i < w->bodies.count; i++)
+    size_t nls = 0, ndeform = 0;
+    for (size_t i = 0; i < w->bodies.count; i++) {
         nls += w->bodies.kind[i] == LDEM_SHAPE_LSET;
-    ldem_info("%s: %zu grains (%zu level-set), %zu walls, %zu materials, dt %.6g, %llu steps",
-              what, w->bodies.count, nls, w->nwalls, w->nmaterials, w->dt,
+        ndeform += (w->bodies.flags[i] & LDEM_BODY_DEFORMABLE) != 0;
+    }
+    char deform[96] = "";
+    if (ndeform)
+        snprintf(deform, sizeof deform, ", %zu deformable with %zu modal DOFs", ndeform,
+                 w->modal.ndof);
+    ldem_info("%s: %zu grains (%zu level-set%s), %zu walls, %zu materials, dt %.6g, %llu steps",
+              what, w->bodies.count, nls, deform, w->nwalls, w->nmaterials, w->dt,
               (unsigned long long)ldem_scene_total_steps(&r->scene, w->dt));
 }
 

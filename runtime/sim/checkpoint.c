@@ -23,7 +23,7 @@
 #include "ldem/outfile.h"
 #include "sim_internal.h"
 
-#define CKPT_VERSION 1u
+#define CKPT_VERSION 2u /* 2: MODL, modes in the static checksum */
 #define CKPT_HEADER_BYTES (152u + 8u * LDEM_HISTORY_SHARDS)
 #define BODY_BYTES (26u * 8u)
 #define WALL_BYTES (13u * 8u)
@@ -118,7 +118,12 @@ static uint64_t static_checksum(const ldem_world *w)
             hash_f64s(&s, m->K, (uint64_t)m->n * m->n);
             hash_f64s(&s, m->M, (uint64_t)m->n * m->n);
             hash_f64s(&s, m->C, (uint64_t)m->n * m->n);
-            hash_u64(&s, w->shapes[k].family ? w->shapes[k].family->nsamples : 0);
+            const ldem_lset_family *f = w->shapes[k].family;
+            hash_u64(&s, f ? f->nsamples : 0);
+            if (f) {
+                hash_f64s(&s, f->eps_min, f->nmodes);
+                hash_f64s(&s, f->eps_max, f->nmodes);
+            }
         }
     }
     const ldem_bodies *b = &w->bodies;

@@ -762,9 +762,10 @@ static int parse_shape_modes(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
     if (!rc)
         rc = int_field(c, n, "samples", 1e6, &m->samples);
     if (!rc && m->samples < 2) {
-        key_push(c, "samples");
+        size_t m2 = key_push(c, "samples");
         rc = FAIL(c, ldem_sn_get(n, "samples"), "expected a whole number >= 2, got %llu",
                   (unsigned long long)m->samples);
+        key_pop(c, m2);
     }
     const ldem_sn *damping = rc ? NULL : ldem_sn_get(n, "damping");
     if (damping)
@@ -805,7 +806,9 @@ static int parse_grain_modes(ctx *c, const ldem_sn *entry, ldem_scene_grain *g)
     if (!rc && amp && rate && amp->count != rate->count)
         rc = FAIL(c, rate, "rate has %zu values, amplitude %zu", rate->count, amp->count);
     ldem_scene *s = c->s;
-    ldem_scene_modal_init init = {count, NULL, NULL, n->from_set ? 0 : n->line};
+    const ldem_sn *sized = amp ? amp : rate ? rate : n;
+    ldem_scene_modal_init init = {count, NULL, NULL, amp ? "amplitude" : "rate",
+                                  sized->from_set ? 0 : sized->line};
     if (!rc && (!(init.amplitude = calloc(count, sizeof(double))) ||
                 !(init.rate = calloc(count, sizeof(double)))))
         rc = nomem(c);
@@ -860,8 +863,11 @@ static int parse_shape(ctx *c, const char *name, const ldem_sn *m, ldem_scene_sh
     }
     out->modes.samples = 9;
     const ldem_sn *modes = rc ? NULL : ldem_sn_get(m, "modes");
-    if (modes && sphere)
+    if (modes && sphere) {
+        size_t mark = key_push(c, "modes");
         rc = FAIL(c, modes, "modes apply to bundle shapes only (an analytic sphere is rigid)");
+        key_pop(c, mark);
+    }
     else if (modes)
         rc = parse_shape_modes(c, modes, &out->modes);
     return rc;
@@ -1588,6 +1594,7 @@ static int parse_probe_modes(ctx *c, const ldem_sn *probes)
     char buf[80];
     int rc = LDEM_OK;
     ldem_scene *s = c->s;
+    s->probe_modes_line = n->from_set ? 0 : n->line;
     if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "auto") == 0) {
         s->probe_modes = -1;
     } else if (n->kind == LDEM_SN_SEQUENCE) {
@@ -1600,6 +1607,9 @@ static int parse_probe_modes(ctx *c, const ldem_sn *probes)
             rc = number(c, n->items[k], NONNEGATIVE, &v);
             if (!rc && (v != floor(v) || v > SCENE_MAX_GRAINS))
                 rc = FAIL(c, n->items[k], "expected a grain index (a whole number), got %g", v);
+            for (size_t j = 0; !rc && j < s->nprobe_grains; j++)
+                if (s->probe_grains[j] == (uint32_t)v)
+                    rc = FAIL(c, n->items[k], "grain %u is listed twice", (unsigned)v);
             if (!rc)
                 s->probe_grains[s->nprobe_grains++] = (uint32_t)v;
             key_pop(c, m2);

@@ -211,8 +211,13 @@ static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const l
     const ldem_section *mmat = ldem_bundle_find(b, LDEM_TAG_MMAT);
     const ldem_section *etab = ldem_bundle_find(b, LDEM_TAG_ETAB);
     const ldem_section *damp = ldem_bundle_find(b, LDEM_TAG_DAMP);
-    if (!mode || !kmat || !mmat)
+    if (!mode && !kmat && !mmat)
         return LDEM_OK; /* rigid only; grains that insist on deforming are refused later */
+    if (!mode || !kmat || !mmat)
+        return bundle_error(s, sh, err, "'%.200s' has %s but no %s: deformable grains need "
+                            "MODE, KMAT and MMAT (modefit writes all three)", sh->bundle,
+                            mode ? "MODE" : kmat ? "KMAT" : "MMAT",
+                            !mode ? "MODE" : !kmat ? "KMAT" : "MMAT");
     ldem_modes m = {0};
     ldem_matrix K = {0}, M = {0};
     ldem_etab E = {0};
@@ -245,9 +250,9 @@ static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const l
     else if (!rc && opt->damping == LDEM_MODAL_DAMPING_RAYLEIGH)
         rc = ldem_modeset_set_rayleigh(ms, opt->alpha, opt->beta, err);
     if (!rc && ms->field == LDEM_MODE_FIELD_NONE)
-        rc = bundle_error(s, sh, err, "'%.200s': MODE has values at the nodes only; deforming "
-                          "the level set needs the mode on the grid too (modefit writes it)",
-                          sh->bundle);
+        rc = bundle_error(s, sh, err, "'%.200s': MODE has no grid field (values at the nodes "
+                          "only), and deforming the level set needs Φ on the grid; rerun "
+                          "modefit, which samples every mode on the LSET grid", sh->bundle);
     if (!rc && opt->nrange > 1 && opt->nrange != ms->n)
         rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, opt->line), opt->line,
                           "shapes.%.100s.modes.range: %zu pairs for %u modes (give one pair for "
@@ -301,10 +306,11 @@ static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, int mode
         rc = decode_grain(s, sh, &b, out, err);
     if (!rc && modes_wanted)
         rc = decode_modes(s, sh, &b, out, err);
-    if (!rc && sh->modes.given && !out->modes && modes_wanted)
+    /* a modes: block on a bundle without modes is a mistake even if every grain is rigid */
+    if (!rc && sh->modes.given && !ldem_bundle_find(&b, LDEM_TAG_MODE))
         rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, sh->modes.line), sh->modes.line,
-                          "shapes.%.100s.modes: '%.200s' has no modes (MODE, KMAT and MMAT, as "
-                          "modefit writes them)", sh->name, sh->bundle);
+                          "shapes.%.100s.modes: the bundle '%.200s' has no deformation modes "
+                          "(MODE, KMAT and MMAT, as modefit writes them)", sh->name, sh->bundle);
     ldem_bundle_free(&b);
     ldem_bundle_reader_close(r);
     fclose(fp);
@@ -405,16 +411,24 @@ static int grain_deforms(const ldem_scene *s, const ldem_world *w, const uint32_
     const ldem_scene_shape *sh = &s->shapes[g->shape];
     const ldem_modeset *ms = sh->kind == LDEM_SHAPE_LSET ? w->shapes[map[g->shape]].modes : NULL;
     *deforms = ms && g->deformable != 0;
-    if ((g->deformable == 1 || g->modal_init >= 0) && !ms && g->deformable != 0)
-        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, g->line), g->line,
-                            "grains.%u: shape '%.100s' has no deformation modes (%s)", g->entry,
-                            sh->name,
-                            sh->kind == LDEM_SHAPE_LSET ? "its bundle has no MODE, KMAT, MMAT"
-                                                        : "an analytic sphere is rigid");
-    if (*deforms && g->modal_init >= 0 && s->modal_inits[g->modal_init].n != ms->n)
-        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, g->line), g->line,
-                            "grains.%u.modes: the shape '%.100s' has %u mode(s), got %zu values",
-                            g->entry, sh->name, ms->n, s->modal_inits[g->modal_init].n);
+    if ((g->deformable == 1 || g->modal_init >= 0) && !ms && g->deformable != 0) {
+        const char *key = g->deformable == 1 ? "deformable" : "modes";
+        if (sh->kind != LDEM_SHAPE_LSET)
+            return ldem_err_set(err, LDEM_ERR_INPUT, grain_file(s, g), g->line,
+                                "grains.%u.%s: shape '%.100s' is an analytic sphere, which is "
+                                "rigid; deformable grains need a bundle with modes", g->entry,
+                                key, sh->name);
+        return ldem_err_set(err, LDEM_ERR_INPUT, grain_file(s, g), g->line,
+                            "grains.%u.%s: shape '%.100s' cannot deform: its bundle '%.200s' "
+                            "has no deformation modes (MODE, KMAT and MMAT, as modefit writes "
+                            "them)", g->entry, key, sh->name, sh->bundle);
+    }
+    const ldem_scene_modal_init *init = g->modal_init >= 0 ? &s->modal_inits[g->modal_init] : NULL;
+    if (*deforms && init && init->n != ms->n)
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, init->line), init->line,
+                            "grains.%u.modes.%s: the shape '%.100s' has %u mode%s, got %zu "
+                            "value%s", g->entry, init->key, sh->name, ms->n, ms->n == 1 ? "" : "s",
+                            init->n, init->n == 1 ? "" : "s");
     return LDEM_OK;
 }
 
@@ -437,10 +451,13 @@ static int choose_probe_modal(const ldem_scene *s, ldem_world *w, ldem_err *err)
         for (size_t k = 0; k < s->nprobe_grains; k++) {
             uint32_t g = s->probe_grains[k];
             if (g >= w->bodies.count || w->bodies.modal[g] == LDEM_RIGID)
-                return ldem_err_set(err, LDEM_ERR_INPUT, s->path, 0,
+                return ldem_err_set(err, LDEM_ERR_INPUT, where(s, s->probe_modes_line),
+                                    s->probe_modes_line,
                                     "output.probes.modes.%zu: grain %u %s", k, g,
-                                    g >= w->bodies.count ? "does not exist"
-                                                         : "is not deformable");
+                                    g >= w->bodies.count ? "does not exist (the scene has "
+                                                           "fewer grains)"
+                                                         : "is rigid; expected the index of a "
+                                                           "deformable grain");
             w->probe_modal[w->nprobe_modal++] = g;
         }
     return LDEM_OK;
@@ -608,6 +625,11 @@ static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
     if (s->dt_mode == LDEM_DT_FIXED) {
         w->dt = s->dt;
+        /* velocity Verlet of ε̈ = −ω² ε is unstable beyond dt = 2/ω */
+        if (w->modal.ndof && w->dt > ldem_world_modal_dt(w, 2.0))
+            ldem_warn("time.dt %g exceeds 2 / (largest modal frequency) = %g: the modes of "
+                      "deformable grains will blow up; use dt: auto or a smaller step", w->dt,
+                      ldem_world_modal_dt(w, 2.0));
         return LDEM_OK;
     }
     double critical = ldem_world_critical_dt(w);
@@ -616,12 +638,16 @@ static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
                             "time.dt: auto estimates the step from the grains, and this scene "
                             "has no free grain; give a fixed step, dt: <seconds>");
     w->dt = s->dt_safety * critical;
+    if (!w->modal.ndof)
+        return LDEM_OK;
+    /* Henzel §3.3: the modes must be resolved too; say which limit set the step */
     double modal = ldem_world_modal_dt(w, s->modal_safety);
-    if (modal < w->dt) {
-        ldem_info("dt: the modal limit %g (modal_safety / largest modal frequency) is below the "
-                  "contact limit %g", modal, w->dt);
+    int modal_wins = modal < w->dt;
+    ldem_info("dt: %s limit wins: modal %.6g (modal_safety / largest modal frequency), "
+              "contact %.6g (safety x critical step)", modal_wins ? "the modal" : "the contact",
+              modal, w->dt);
+    if (modal_wins)
         w->dt = modal;
-    }
     return LDEM_OK;
 }
 

@@ -9,8 +9,11 @@
 #   ls-sphere    lsgen spheres against analytic spheres (check_ls_sphere.py)
 #   dzhanibekov  an lsgen ellipsoid in free rotation (check_dzhanibekov.py)
 #   deformable   deformable beams (lsgen | modefit analytic bending) on a floor and on each
-#                other: bitwise restart and thread independence with modal state, the modal
-#                probe columns, one-line errors for bad modes keys
+#                other: bitwise restart and thread independence with modal state (remapped
+#                and precomputed level sets), the modal probe columns, one-line FILE:LINE
+#                errors for bad modes keys (exit 2)
+#   deformable-frames  free deformable beams: surfaces, displacement arrays and probes
+#                against the bundle (check_deformable_frames.py)
 # usage: test_demrun.sh BUILD_DIR SOURCE_DIR PART
 set -u
 build=$1
@@ -126,6 +129,14 @@ ellipsoid_bundle() {
 }
 
 mindlin="contacts.0={between: [soft, soft], model: hertz-mindlin}"
+
+beam_bundle() {
+  # a 40x4x4 cuboid with the analytic bending mode (Henzel eq. 51), pole deflection 1
+  "$lsgen" cuboid --size 40,4,4 --h 0.5 -q |
+    "$build/tools/modefit/modefit" --analytic beam-bending --length 40 --axis x --E 1e4 \
+      --nu 0.3 --normalize point:0,0,0:-z --depth 1 -q -o "$work/beam.ldg" ||
+    { echo "lsgen | modefit failed"; exit 1; }
+}
 
 case $part in
 restart)
@@ -338,10 +349,7 @@ dzhanibekov)
   ;;
 
 deformable)
-  "$lsgen" cuboid --size 40,4,4 --h 0.5 -q |
-    "$build/tools/modefit/modefit" --analytic beam-bending --length 40 --axis x --E 1e4 \
-      --nu 0.3 --normalize point:0,0,0:-z --depth 1 -q -o "$work/beam.ldg" ||
-    { echo "lsgen | modefit failed"; exit 1; }
+  beam_bundle
   beam=(--set "shapes.beam.bundle=$work/beam.ldg" "$scenes/beam_floor.yaml")
   straight beam -- "${beam[@]}"
   busy "beams in contact at 600" "$work/beam" 600 1 0
@@ -356,12 +364,75 @@ deformable)
   # a rigid copy of the same scene ends elsewhere, and the comparison sees it
   straight beam-rigid -- "${beam[@]}" --set grains.0.deformable=false --set grains.1.deformable=false
   differ "rigid is not deformable" "$work/beam/probes.tsv" "$work/beam-rigid/probes.tsv"
-  QUIET_STDOUT=1 expect_error "amplitude count" 2 "grains.1.modes: the shape 'beam' has 1 mode" \
-    -- "$demrun" -o "$work/e1" "${beam[@]}" --set "grains.1.modes.amplitude=[1, 2]"
-  QUIET_STDOUT=1 expect_error "levelset kind" 2 "shapes.beam.modes.levelset: expected remap" \
-    -- "$demrun" -o "$work/e2" "${beam[@]}" --set "shapes.beam.modes.levelset=sideways"
-  QUIET_STDOUT=1 expect_error "sphere cannot deform" 2 "modes apply to bundle shapes only" \
-    -- "$demrun" -o "$work/e3" "${beam[@]}" --set "shapes.ball={sphere: 1, modes: {}}"
+  # precomputed level sets (§3.1.4) through a restart, and they are not the remap
+  pre=("${beam[@]}" --set "shapes.beam.modes={levelset: precomputed, samples: 5, damping: {ratio: 0.02}}")
+  straight beam-pre -- "${pre[@]}"
+  busy "precomputed beams in contact at 760" "$work/beam-pre" 760 2 0
+  restart beam-pre-760 "$work/beam-pre" 760 -- "${pre[@]}"
+  differ "precomputed is not remap" "$work/beam/probes.tsv" "$work/beam-pre/probes.tsv"
+
+  # errors: exit 2, one line naming FILE:LINE (or --set) and the key, no output folder
+  E='^demrun: error: '
+  deformable_error() {
+    local name=$1 pattern=$2
+    shift 3
+    rm -rf "$work/never"
+    QUIET_STDOUT=1 expect_error "$name" 2 "$pattern" -- "$demrun" -o "$work/never" "$@"
+    if [ -e "$work/never" ]; then bad "$name: created the output folder"; else ok; fi
+  }
+  set_beam=(--set "shapes.beam.bundle=$work/beam.ldg")
+  deformable_error "amplitude count" \
+    "${E}.*/beam_modes\.yaml:9: grains\.0\.modes\.amplitude: the shape 'beam' has 1 mode, got 2 values" \
+    -- "${set_beam[@]}" "$scenes/bad/beam_modes.yaml"
+  deformable_error "amplitude count by --set" \
+    "${E}--set: grains\.1\.modes\.amplitude: the shape 'beam' has 1 mode, got 2 values" \
+    -- "${beam[@]}" --set "grains.1.modes.amplitude=[1, 2]"
+  deformable_error "levelset kind" \
+    "${E}.*/beam_levelset\.yaml:8: shapes\.beam\.modes\.levelset: expected remap or precomputed, got 'sideways'" \
+    -- "${set_beam[@]}" "$scenes/bad/beam_levelset.yaml"
+  deformable_error "sphere cannot deform" \
+    "${E}--set: shapes\.ball\.modes: modes apply to bundle shapes only" \
+    -- "${beam[@]}" --set "shapes.ball={sphere: 1, modes: {}}"
+  deformable_error "modal_safety" "${E}--set: time\.modal_safety: .*got 0" \
+    -- "${beam[@]}" --set time.modal_safety=0
+  deformable_error "range" "${E}--set: shapes\.beam\.modes\.range: expected min < max" \
+    -- "${beam[@]}" --set "shapes.beam.modes.range=[1, -1]"
+  deformable_error "range pairs" \
+    "${E}.*/beam_floor\.yaml:10: shapes\.beam\.modes\.range: 2 pairs for 1 modes" \
+    -- "${beam[@]}" --set "shapes.beam.modes.range=[[0, 1], [0, 1]]"
+  deformable_error "samples" "${E}--set: shapes\.beam\.modes\.samples: expected a whole number >= 2" \
+    -- "${beam[@]}" --set shapes.beam.modes.samples=1
+  deformable_error "damping" "${E}--set: shapes\.beam\.modes\.damping: expected bundle, none" \
+    -- "${beam[@]}" --set shapes.beam.modes.damping=lots
+  deformable_error "deformable not boolean" "${E}--set: grains\.0\.deformable" \
+    -- "${beam[@]}" --set grains.0.deformable=sometimes
+  deformable_error "probe modes" \
+    "${E}--set: output\.probes\.modes\.0: grain 5 does not exist" \
+    -- "${beam[@]}" --set "output.probes.modes=[5]"
+  # a bundle without modes cannot deform on request (lsgen alone writes none)
+  "$lsgen" cuboid --size 40,4,4 --h 0.5 -q -o "$work/rigid.ldg" || { echo "lsgen failed"; exit 1; }
+  deformable_error "bundle without modes" \
+    "${E}.*/beam_floor\.yaml:14: grains\.1\.deformable: shape 'beam' cannot deform: its bundle '.*rigid\.ldg' has no deformation modes" \
+    -- --set "shapes.beam={bundle: $work/rigid.ldg}" --set grains.0.deformable=false \
+       "$scenes/beam_floor.yaml"
+  ;;
+
+deformable-frames)
+  # Free beams (no contact): frame 0 against the scene and the bundle to 1e-12 of the beam's
+  # size (measured 4e-16), later frames against the probes' eps (3e-15), Fint = K eps and the
+  # modal energies to 1e-12 (measured 3e-16), eps(t) against the closed-form Verlet solution
+  # to 1e-9 (measured 4e-13 over 400 steps).
+  beam_bundle
+  free=(--set "shapes.beam.bundle=$work/beam.ldg" "$scenes/beam_free.yaml")
+  straight free -- "${free[@]}"
+  checker "deformable frames and probes" -- "$py" "$here/check_deformable_frames.py" \
+    "$work/free" "$scenes/beam_free.yaml" "$work/beam.ldg" 1e-12 1e-12
+  # negative control: a run whose grain 1 starts with another rate fails the same check
+  straight free-other -- "${free[@]}" --set "grains.1.modes.rate=[0.051]"
+  if "$py" "$here/check_deformable_frames.py" "$work/free-other" "$scenes/beam_free.yaml" \
+       "$work/beam.ldg" 1e-12 1e-12 > "$work/neg.log" 2>&1; then
+    bad "deformable frames: the check passed a run with another initial rate"
+  else ok; fi
   ;;
 
 *)

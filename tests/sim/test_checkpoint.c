@@ -14,7 +14,9 @@
  * (indices, stack length, NaN, lengths, trailing bytes, a grain bundle instead of a
  * checkpoint) all give LDEM_ERR_INPUT naming the file and leave the target world untouched.
  * Atomic save: a missing folder leaves nothing; a failed rewrite keeps the old file and no
- * temporary. */
+ * temporary. Deformable grains: ε, ε̇, ε_prev, Q, F_int, f_total and the list radii come back
+ * bitwise (MODL); another K, C or deformable flag is another scene; an emptied MODL and a
+ * version-1 header are refused. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include "ldem/bytes.h"
 #include "ldem/contact/jager.h"
 #include "ldem/contact/mindlin.h"
+#include "ldem/modes.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/step.h"
 #include "world_fixture.h"
@@ -844,4 +847,148 @@ Test(checkpoint, restart_continues_bitwise_jager)
 Test(checkpoint, restart_continues_bitwise_mindlin)
 {
     restart_test(LDEM_LAW_HERTZ_MINDLIN, "restart-mindlin");
+}
+
+/* ---- deformable grains: the MODL section and the modes in the checksum ---- */
+
+/* Two modes on a level-set sphere shape: Φ0 = (x, 0, 0), Φ1 = (0, y, z) at the nodes
+ * (node values only: nothing here queries the level set), K = diag(k0, 2 k0), M diagonal,
+ * C = (c / k0) K (Rayleigh, β only). */
+static void give_modes(ldem_world *w, uint32_t s, double k0, double c)
+{
+    ldem_shape *sh = &w->shapes[s];
+    uint64_t nn = sh->nodes.count;
+    ldem_modes md = {.count = 2, .kind = LDEM_MODE_SAMPLED, .nnodes = nn};
+    md.node_values = calloc(6 * nn, sizeof *md.node_values);
+    cr_assert(md.node_values);
+    for (uint64_t q = 0; q < nn; q++) {
+        md.node_values[3 * q] = sh->nodes.position[3 * q];
+        md.node_values[3 * (nn + q) + 1] = sh->nodes.position[3 * q + 1];
+        md.node_values[3 * (nn + q) + 2] = sh->nodes.position[3 * q + 2];
+    }
+    double kv[4] = {k0, 0, 0, 2 * k0}, mv[4] = {1e-6, 0, 0, 3e-6};
+    ldem_matrix K = {2, kv}, M = {2, mv};
+    cr_assert((sh->modes = calloc(1, sizeof *sh->modes)));
+    ldem_err err;
+    cr_assert_eq(ldem_modeset_build(&md, &K, &M, NULL, NULL, nn, sh->nodes.position, sh->modes,
+                                    &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(ldem_modeset_set_rayleigh(sh->modes, 0.0, c / k0, &err), LDEM_OK, "%s",
+                 err.msg);
+    free(md.node_values);
+}
+
+/* Three level-set spheres (bodies 0 and 2 deformable: `deform2` = 0 leaves body 2 rigid),
+ * one plane; random modal state in every array a checkpoint carries. */
+static void modal_world(ldem_world *w, double k0, double c, int deform2, uint64_t seed)
+{
+    wf_world(w, LDEM_LAW_HERTZ_JAGER);
+    uint32_t s = wf_add_ls_sphere_shape(w, RADIUS, RADIUS / 4, 1);
+    give_modes(w, s, k0, c);
+    for (int i = 0; i < 3; i++)
+        wf_add_ls_body(w, s, ldem_vec3_make(3 * RADIUS * i, 0, 0), ldem_quat_identity(),
+                       ldem_vec3_make(0, 0, 0));
+    wf_add_plane(w, ldem_vec3_make(0, 0, -2 * RADIUS), ldem_vec3_make(0, 0, 1));
+    w->bodies.flags[0] |= LDEM_BODY_DEFORMABLE;
+    if (deform2)
+        w->bodies.flags[2] |= LDEM_BODY_DEFORMABLE;
+    ldem_err err;
+    cr_assert_eq(ldem_world_modal_init(w, &err), LDEM_OK, "%s", err.msg);
+    randomize_state(w, seed);
+    ldem_modal_state *m = &w->modal;
+    double *arrays[] = {m->eps, m->rate, m->eps_prev, m->force, m->f_int, m->f_total};
+    for (size_t a = 0; a < 6; a++)
+        for (size_t d = 0; d < m->ndof; d++)
+            arrays[a][d] = rng_uniform(-1, 1);
+    free(w->radius_list);
+    cr_assert((w->radius_list = malloc(w->bodies.count * sizeof *w->radius_list)));
+    for (size_t i = 0; i < w->bodies.count; i++)
+        w->radius_list[i] = rng_uniform(RADIUS, 2 * RADIUS);
+}
+
+Test(checkpoint, modal_state_round_trip_bitwise)
+{
+    char dir[512], path[600];
+    tmp_dir(dir, sizeof dir, "modal");
+    snprintf(path, sizeof path, "%s/run.ldc", dir);
+    ldem_world a, b;
+    modal_world(&a, 1e3, 1e-4, 1, 11);
+    cr_assert_eq(a.modal.ndof, 4);
+    save_ok(path, &a, NULL);
+    modal_world(&b, 1e3, 1e-4, 1, 12);   /* same scene, other state */
+    cr_assert_neq(memcmp(a.modal.eps, b.modal.eps, 4 * sizeof(double)), 0);
+    load_ok(path, &b, NULL);
+    const ldem_modal_state *ma = &a.modal, *mb = &b.modal;
+    const double *pa[] = {ma->eps, ma->rate, ma->eps_prev, ma->force, ma->f_int, ma->f_total};
+    const double *pb[] = {mb->eps, mb->rate, mb->eps_prev, mb->force, mb->f_int, mb->f_total};
+    for (size_t k = 0; k < 6; k++)
+        cr_assert_eq(memcmp(pa[k], pb[k], 4 * sizeof(double)), 0, "modal array %zu differs", k);
+    cr_assert_eq(memcmp(a.radius_list, b.radius_list, 3 * sizeof(double)), 0, "list radii");
+    SAME_BITS(a.bodies.x[2], b.bodies.x[2], "%s", "bodies");
+    ldem_world_free(&a);
+    ldem_world_free(&b);
+}
+
+/* The target world of the refusals below: modal_world(1e3, 1e-4, both deformable). */
+static void expect_modal_load_error(const char *path, const char *needle)
+{
+    ldem_world w;
+    modal_world(&w, 1e3, 1e-4, 1, 5);
+    double eps0 = w.modal.eps[0];
+    ldem_err err;
+    ldem_err_clear(&err);
+    cr_assert_eq(ldem_checkpoint_load(path, &w, NULL, &err), LDEM_ERR_INPUT, "%s: accepted",
+                 path);
+    cr_assert(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
+    cr_assert_eq(w.modal.eps[0], eps0, "a refused load changed the modal state");
+    ldem_world_free(&w);
+}
+
+static void empty_payload(ldem_section *s)
+{
+    s->length = 0;
+}
+
+static void old_version(ldem_section *s)
+{
+    ((unsigned char *)s->data)[0] = 1;
+}
+
+Test(checkpoint, modal_scene_changes_are_refused)
+{
+    char dir[512], path[600], bad[620];
+    tmp_dir(dir, sizeof dir, "modal-scene");
+    snprintf(path, sizeof path, "%s/run.ldc", dir);
+    snprintf(bad, sizeof bad, "%s/bad.ldc", dir);
+    ldem_world a;
+    /* control: the same scene loads */
+    modal_world(&a, 1e3, 1e-4, 1, 21);
+    save_ok(path, &a, NULL);
+    ldem_world_free(&a);
+    ldem_world w;
+    modal_world(&w, 1e3, 1e-4, 1, 5);
+    load_ok(path, &w, NULL);
+    ldem_world_free(&w);
+
+    /* another stiffness, another damping, body 2 rigid */
+    modal_world(&a, 1e3 * (1 + 1e-15), 1e-4, 1, 21);
+    save_ok(path, &a, NULL);
+    ldem_world_free(&a);
+    expect_modal_load_error(path, "different scene");
+    modal_world(&a, 1e3, 2e-4, 1, 21);
+    save_ok(path, &a, NULL);
+    ldem_world_free(&a);
+    expect_modal_load_error(path, "different scene");
+    modal_world(&a, 1e3, 1e-4, 0, 21);
+    save_ok(path, &a, NULL);
+    ldem_world_free(&a);
+    expect_modal_load_error(path, "different scene");
+
+    /* a MODL without the modal values; a checkpoint of format version 1 */
+    modal_world(&a, 1e3, 1e-4, 1, 21);
+    save_ok(path, &a, NULL);
+    ldem_world_free(&a);
+    patch_section(path, bad, "MODL", empty_payload);
+    expect_modal_load_error(bad, "'MODL' holds 0 bytes");
+    patch_section(path, bad, "CKPT", old_version);
+    expect_modal_load_error(bad, "checkpoint version 1 (this build reads 2)");
 }

@@ -478,3 +478,224 @@ Test(scene, tsv_error_names_its_line)
     expect_error(&err, "scenes/bad_radius.tsv", 4,
                  (const char *[]){"radius: must be > 0, got -0.001", "grains.0.file", NULL});
 }
+
+/* ---- deformable grains (docs/scene.md: modes blocks, deformable, probes.modes) ---- */
+
+Test(scene, deformable_keys)
+{
+    ldem_scene s;
+    load_ok(&s, SCENES "deformable.yaml", 0, NULL);
+    cr_assert(s.dt_safety == 0.3 && s.modal_safety == 0.15);
+    cr_assert_eq(s.nshapes, 5);
+    const ldem_scene_modes *m = &s.shapes[1].modes;   /* beam: every key written out */
+    cr_assert(m->given);
+    cr_assert_eq(m->line, 10, "the block's first line");
+    cr_assert_eq(m->levelset, LDEM_LEVELSET_PRECOMPUTED);
+    cr_assert_eq(m->nrange, 2);
+    cr_assert(m->range[0] == -0.5 && m->range[1] == 0.5 && m->range[2] == -1 && m->range[3] == 2);
+    cr_assert_eq(m->samples, 5);
+    cr_assert(m->damping == LDEM_MODAL_DAMPING_RAYLEIGH && m->alpha == 0.1 && m->beta == 0.002);
+    m = &s.shapes[2].modes;                            /* beam2: one range for all modes */
+    cr_assert(m->given && m->levelset == LDEM_LEVELSET_REMAP && m->samples == 9);
+    cr_assert(m->nrange == 1 && m->range[0] == -0.3 && m->range[1] == 0.4);
+    cr_assert(m->damping == LDEM_MODAL_DAMPING_RATIO && m->zeta == 0.05);
+    cr_assert_eq(s.shapes[3].modes.damping, LDEM_MODAL_DAMPING_NONE);
+    m = &s.shapes[4].modes;                            /* beam4: no block, the defaults */
+    cr_assert(!m->given && m->levelset == LDEM_LEVELSET_REMAP && m->nrange == 0 &&
+              m->samples == 9 && m->damping == LDEM_MODAL_DAMPING_BUNDLE);
+
+    cr_assert_eq(s.ngrains, 7);
+    const ldem_scene_grain *g = s.grains;
+    cr_assert(g[0].deformable == 1 && g[1].deformable == 0 && g[2].deformable == -1 &&
+              g[3].deformable == -1 && g[4].deformable == 1 && g[5].deformable == 1 &&
+              g[6].deformable == -1);
+    cr_assert(g[1].modal_init == -1 && g[3].modal_init == -1 && g[6].modal_init == -1);
+    cr_assert_eq(s.nmodal_inits, 3);
+    const ldem_scene_modal_init *init = &s.modal_inits[g[0].modal_init];
+    cr_assert(init->n == 2 && init->amplitude[0] == 0.25 && init->amplitude[1] == -0.5 &&
+              init->rate[0] == 1 && init->rate[1] == 2);
+    cr_assert(strcmp(init->key, "amplitude") == 0 && init->line == 19);
+    init = &s.modal_inits[g[2].modal_init];            /* rate only: amplitude zeros */
+    cr_assert(init->n == 1 && init->amplitude[0] == 0.0 && init->rate[0] == 3);
+    cr_assert(strcmp(init->key, "rate") == 0 && init->line == 21);
+    /* a lattice shares one init among its grains */
+    cr_assert(g[4].modal_init >= 0 && g[4].modal_init == g[5].modal_init);
+    init = &s.modal_inits[g[4].modal_init];
+    cr_assert(init->n == 1 && init->amplitude[0] == 0.125 && init->rate[0] == 0.0);
+
+    cr_assert_eq(s.probe_modes, 2);
+    cr_assert(s.nprobe_grains == 3 && s.probe_grains[0] == 0 && s.probe_grains[1] == 2 &&
+              s.probe_grains[2] == 5 && s.probe_modes_line == 27);
+    ldem_scene_free(&s);
+}
+
+Test(scene, deformable_defaults_and_set)
+{
+    ldem_scene s;
+    load_ok(&s, SCENES "minimal.yaml", 0, NULL);
+    cr_assert_eq(s.modal_safety, 0.2);
+    cr_assert(s.probe_modes == -1 && s.nprobe_grains == 0);
+    cr_assert(!s.shapes[0].modes.given && s.nmodal_inits == 0);
+    cr_assert(s.grains[0].deformable == -1 && s.grains[0].modal_init == -1);
+    ldem_scene_free(&s);
+
+    const char *sets[] = {"time.modal_safety=1.5", "output.probes.modes=false",
+                          "shapes.beam4.modes={levelset: precomputed, samples: 3}",
+                          "grains.3.modes.amplitude=[0.5, 0.25, 1]"};
+    load_ok(&s, SCENES "deformable.yaml", 4, sets);
+    cr_assert(s.modal_safety == 1.5 && s.probe_modes == 0);
+    const ldem_scene_modes *m = &s.shapes[4].modes;
+    cr_assert(m->given && m->line == 0 && m->levelset == LDEM_LEVELSET_PRECOMPUTED &&
+              m->samples == 3);
+    const ldem_scene_modal_init *init = &s.modal_inits[s.grains[3].modal_init];
+    cr_assert(init->n == 3 && init->amplitude[2] == 1 && init->line == 0);
+    ldem_scene_free(&s);
+
+    const char *all[] = {"output.probes.modes=true"};
+    load_ok(&s, SCENES "deformable.yaml", 1, all);
+    cr_assert(s.probe_modes == 1 && s.nprobe_grains == 0);
+    ldem_scene_free(&s);
+    const char *aut[] = {"output.probes.modes=auto"};
+    load_ok(&s, SCENES "deformable.yaml", 1, aut);
+    cr_assert_eq(s.probe_modes, -1);
+    ldem_scene_free(&s);
+
+    const char *bad[] = {"shapes.beam.modes.samples=1"};
+    ldem_err err = load_fail(SCENES "deformable.yaml", 1, bad);
+    expect_error(&err, "--set", 0, (const char *[]){"shapes.beam.modes.samples", "got 1", NULL});
+}
+
+/* A small scene whose line `line` (1-based) is replaced by `text`, written to TMP and
+ * loaded; it must fail, and the error is returned. */
+static const char *const BAD_BASE[] = {
+    "time: {duration: 1}",
+    "materials:",
+    "  m: {E: 1e4, nu: 0.3, density: 1, friction: 0.3}",
+    "shapes:",
+    "  ball: {sphere: 0.5}",
+    "  beam: {bundle: beam.ldg}",
+    "grains:",
+    "  - {shape: beam, position: [0, 0, 0]}",
+    "output:",
+    "  probes: {every: 10}",
+};
+#define BAD_PATH LDEM_TEST_TMP "/deformable_bad.yaml"
+
+static ldem_err bad_deformable(int line, const char *text)
+{
+    FILE *fp = fopen(BAD_PATH, "w");
+    cr_assert(fp, "cannot write %s", BAD_PATH);
+    for (int k = 0; k < (int)(sizeof BAD_BASE / sizeof BAD_BASE[0]); k++)
+        fprintf(fp, "%s\n", k + 1 == line ? text : BAD_BASE[k]);
+    fclose(fp);
+    return load_fail(BAD_PATH, 0, NULL);
+}
+
+static void expect_bad(int line, const char *text, const char *const *fragments)
+{
+    ldem_err err = bad_deformable(line, text);
+    expect_error(&err, "deformable_bad.yaml", line, fragments);
+    cr_assert_eq(ldem_err_exit_code(&err), 2);
+}
+
+Test(scene, deformable_base_is_good)
+{
+    /* the template itself loads: every failure below comes from its one changed line */
+    ldem_scene s;
+    FILE *fp = fopen(BAD_PATH, "w");
+    cr_assert(fp);
+    for (size_t k = 0; k < sizeof BAD_BASE / sizeof BAD_BASE[0]; k++)
+        fprintf(fp, "%s\n", BAD_BASE[k]);
+    fclose(fp);
+    load_ok(&s, BAD_PATH, 0, NULL);
+    ldem_scene_free(&s);
+}
+
+Test(scene, deformable_errors_time_and_shapes)
+{
+    expect_bad(1, "time: {duration: 1, modal_safety: 0}",
+               (const char *[]){"time.modal_safety", "got 0", NULL});
+    expect_bad(1, "time: {duration: 1, modal_safety: 3}",
+               (const char *[]){"time.modal_safety", "got 3", NULL});
+    expect_bad(5, "  ball: {sphere: 0.5, modes: {}}",
+               (const char *[]){"shapes.ball.modes", "bundle shapes only", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: [remap]}",
+               (const char *[]){"shapes.beam.modes: expected a mapping", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {stiffness: 2}}",
+               (const char *[]){"shapes.beam.modes.stiffness: unknown key",
+                                "levelset, range, samples, damping", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {levelset: sideways}}",
+               (const char *[]){"shapes.beam.modes.levelset: expected remap or precomputed",
+                                "sideways", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: [1, 0]}}",
+               (const char *[]){"shapes.beam.modes.range: expected min < max, got [1, 0]",
+                                NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: [1]}}",
+               (const char *[]){"shapes.beam.modes.range: expected a list of 2 numbers", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: [[0, 1], [2]]}}",
+               (const char *[]){"shapes.beam.modes.range.1: expected a list of 2 numbers",
+                                NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: [[0, 1], [3, 2]]}}",
+               (const char *[]){"shapes.beam.modes.range.1: expected min < max", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: low}}",
+               (const char *[]){"shapes.beam.modes.range: expected [min, max]", "'low'", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {range: [0, inf]}}",
+               (const char *[]){"shapes.beam.modes.range.1: must be a finite number", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {samples: 1}}",
+               (const char *[]){"shapes.beam.modes.samples: expected a whole number >= 2",
+                                NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {samples: 2.5}}",
+               (const char *[]){"shapes.beam.modes.samples", "whole number", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: lots}}",
+               (const char *[]){"shapes.beam.modes.damping: expected bundle, none, {ratio: zeta}"
+                                " or {rayleigh: [alpha, beta]}", "'lots'", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: {ratio: -0.1}}}",
+               (const char *[]){"shapes.beam.modes.damping.ratio", "got -0.1", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: {zeta: 0.1}}}",
+               (const char *[]){"shapes.beam.modes.damping.zeta: unknown key", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: {rayleigh: [1]}}}",
+               (const char *[]){"shapes.beam.modes.damping.rayleigh: expected a list of 2 "
+                                "numbers [alpha, beta]", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: {rayleigh: [-1, 0]}}}",
+               (const char *[]){"shapes.beam.modes.damping.rayleigh: expected alpha, beta >= 0",
+                                NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: {ratio: 0.1, rayleigh: [0, 0]}}}",
+               (const char *[]){"shapes.beam.modes.damping: expected bundle, none", NULL});
+}
+
+Test(scene, deformable_errors_grains_and_probes)
+{
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], deformable: maybe}",
+               (const char *[]){"grains.0.deformable", "maybe", NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: [0.5]}",
+               (const char *[]){"grains.0.modes: expected {amplitude: [...], rate: [...]}",
+                                NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {velocity: [1]}}",
+               (const char *[]){"grains.0.modes.velocity: unknown key", "amplitude, rate",
+                                NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {amplitude: 0.5}}",
+               (const char *[]){"grains.0.modes: expected amplitude: [e1, ...]", NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {amplitude: []}}",
+               (const char *[]){"grains.0.modes: expected amplitude: [e1, ...]", NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {amplitude: [x]}}",
+               (const char *[]){"grains.0.modes.amplitude.0: expected a number, got 'x'", NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {amplitude: [1], rate: [1, 2]}}",
+               (const char *[]){"grains.0.modes", "rate has 2 values, amplitude 1", NULL});
+    expect_bad(8, "  - {shape: beam, position: [0, 0, 0], modes: {rate: [nan]}}",
+               (const char *[]){"grains.0.modes.rate.0: must be a finite number", NULL});
+    expect_bad(8, "  - lattice: {shape: beam, origin: [0, 0, 0], spacing: [1, 1, 1], "
+                  "count: [1, 1, 1], modes: {amplitude: [y]}}",
+               (const char *[]){"modes.amplitude.0: expected a number, got 'y'", NULL});
+    expect_bad(8, "  - lattice: {shape: beam, origin: [0, 0, 0], spacing: [1, 1, 1], "
+                  "count: [1, 1, 1], deformable: 2}",
+               (const char *[]){"deformable", NULL});
+    expect_bad(10, "  probes: {every: 10, modes: some}",
+               (const char *[]){"output.probes.modes: expected auto, true, false or a list of "
+                                "grain indices", "'some'", NULL});
+    expect_bad(10, "  probes: {every: 10, modes: [1.5]}",
+               (const char *[]){"output.probes.modes.0: expected a grain index", NULL});
+    expect_bad(10, "  probes: {every: 10, modes: [-1]}",
+               (const char *[]){"output.probes.modes.0", "got -1", NULL});
+    expect_bad(10, "  probes: {every: 10, modes: [0, 0]}",
+               (const char *[]){"output.probes.modes.1: grain 0 is listed twice", NULL});
+}

@@ -3,7 +3,10 @@
  * bundle written here becomes the expected world (masses and inertia against closed forms,
  * the pair-law table including the effective E for unequal materials, walls), `dt: auto`
  * equals the Rayleigh / linear estimates recomputed here, and scenes that cannot run are
- * refused with FILE:LINE messages. */
+ * refused with FILE:LINE messages. Deformable grains (a bundle with two sampled modes written
+ * here): which bodies deform, their modal offsets and initial ε, ε̇, the modeset's K, M, C
+ * against the bundle and the scene's damping overrides (closed forms), precomputed level-set
+ * ranges, dt = min(contact, β_d/ω_max), the probe choice, and every refusal. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -570,4 +573,398 @@ Test(scene_build, duplicate_wall_names)
     ldem_err_clear(&err);
     cr_assert_neq(ldem_scene_load(&s, SCENES "overlapping_walls.yaml", 1, dup, &err), LDEM_OK);
     cr_assert(strstr(err.msg, "walls.1.name: a second wall named 'floor'"), "%s", err.msg);
+}
+
+/* ---- deformable grains ---- */
+
+/* The modal bundle: the test bundle above plus MODE, KMAT, MMAT (and optionally DAMP, ETAB).
+ * Mode 0 stretches along x (Φ0(p) = (p.x, 0, 0)), mode 1 along z (Φ1(p) = (0, 0, p.z)),
+ * sampled at the seven nodes and on the LSET grid; K and M diagonal, so ω_a = √(K_a/M_a):
+ * 1e5 and √1e9 ≈ 3.16e4 rad/s. DAMP's C is diagonal; ETAB tabulates mode 1 linearly over
+ * [-0.2, 0.3] (F = K1 ε), so its stiffest tangent is K1. */
+static const double KM[2] = {1e4, 2e3}, MM[2] = {1e-6, 2e-6}, CM[2] = {3e-2, 5e-3};
+enum {
+    WITH_GRID = 1,     /* the MODE grid field */
+    WITH_DAMP = 2,
+    WITH_ETAB = 4,
+    ONE_MODE = 8,      /* only mode 0 */
+    MODE_ONLY = 16     /* MODE without KMAT and MMAT */
+};
+
+static void put_modes(ldem_bundle *b, unsigned flags)
+{
+    ldem_err err;
+    unsigned char *data;
+    uint64_t len;
+    uint32_t n = flags & ONE_MODE ? 1 : 2;
+    const double pos[21] = {1.5e-3, 0, 0, -1.5e-3, 0, 0, 0, 1.5e-3, 0, 0, -1.5e-3, 0,
+                            0, 0, 1.5e-3, 0, 0, -1.5e-3, 1e-3, 1e-3, 1e-3};
+    double nodes[2 * 7 * 3] = {0};
+    float grid[2 * 125 * 3] = {0};
+    for (uint32_t a = 0; a < n; a++) {
+        int comp = a == 0 ? 0 : 2;
+        for (int k = 0; k < 7; k++)
+            nodes[(a * 7 + k) * 3 + comp] = pos[3 * k + comp];
+        for (int idx = 0; idx < 125; idx++) {
+            int ijk[3] = {idx % 5, idx / 5 % 5, idx / 25};
+            grid[(a * 125 + idx) * 3 + comp] = (float)(H * (ijk[comp] - 2));
+        }
+    }
+    ldem_modes m = {n, LDEM_MODE_SAMPLED, 7, nodes, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, NULL, NULL};
+    if (flags & WITH_GRID)
+        m = (ldem_modes){n, LDEM_MODE_SAMPLED, 7, nodes, {5, 5, 5}, {-2 * H, -2 * H, -2 * H},
+                         {H, H, H}, grid, NULL};
+    put(b, LDEM_TAG_MODE, ldem_modes_encode(&m, &data, &len, &err), &data, &len);
+    if (flags & MODE_ONLY)
+        return;
+    double K[4] = {KM[0], 0, 0, KM[1]}, M[4] = {MM[0], 0, 0, MM[1]}, C[4] = {CM[0], 0, 0, CM[1]};
+    if (n == 1)
+        K[1] = M[1] = C[1] = 0;
+    ldem_matrix km = {n, K}, mm = {n, M};
+    put(b, LDEM_TAG_KMAT, ldem_matrix_encode(&km, &data, &len, &err), &data, &len);
+    put(b, LDEM_TAG_MMAT, ldem_matrix_encode(&mm, &data, &len, &err), &data, &len);
+    if (flags & WITH_DAMP) {
+        double zeta[2] = {0, 0}, omega[2] = {sqrt(KM[1] / MM[1]), sqrt(KM[0] / MM[0])};
+        ldem_damping d = {n, LDEM_DAMPING_RATIO, 0, 0, zeta, omega, C};
+        put(b, LDEM_TAG_DAMP, ldem_damping_encode(&d, &data, &len, &err), &data, &len);
+    }
+    if (flags & WITH_ETAB) {
+        double eps[3] = {-0.2, 0.0, 0.3}, U[3], F[3];
+        for (int k = 0; k < 3; k++) {
+            F[k] = KM[1] * eps[k];
+            U[k] = 0.5 * KM[1] * eps[k] * eps[k];
+        }
+        ldem_etab_table t = {1, LDEM_INTERP_LINEAR, LDEM_EXTRAP_LINEAR, 3, eps, U, F};
+        ldem_etab e = {1, &t};
+        put(b, LDEM_TAG_ETAB, ldem_etab_encode(&e, &data, &len, &err), &data, &len);
+    }
+}
+
+static const char *modal_bundle(unsigned flags)
+{
+    static char paths[32][256];
+    char *path = paths[flags & 31];
+    snprintf(path, sizeof paths[0], LDEM_TEST_TMP "/scene_build_modal_%u.ldg", flags);
+    ldem_err err;
+    ldem_bundle b;
+    ldem_bundle_init(&b);
+    unsigned char *data;
+    uint64_t len;
+    /* the same LSET, NODE, BODY as write_bundle: read them back from the rigid bundle */
+    FILE *in = fopen(bundle_path(), "rb");
+    cr_assert(in);
+    ldem_bundle_reader *r = NULL;
+    ldem_bundle rigid;
+    ldem_bundle_init(&rigid);
+    int have = 0;
+    cr_assert_eq(ldem_bundle_reader_open(&r, in, bundle_path(), &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(ldem_bundle_read(r, &rigid, &have, &err), LDEM_OK, "%s", err.msg);
+    cr_assert(have);
+    const char *tags[] = {LDEM_TAG_LSET, LDEM_TAG_NODE, LDEM_TAG_BODY};
+    for (int k = 0; k < 3; k++) {
+        const ldem_section *s = ldem_bundle_find(&rigid, tags[k]);
+        cr_assert(s);
+        cr_assert((data = malloc(s->length)));
+        memcpy(data, s->data, s->length);
+        len = s->length;
+        put(&b, tags[k], LDEM_OK, &data, &len);
+    }
+    ldem_bundle_free(&rigid);
+    ldem_bundle_reader_close(r);
+    fclose(in);
+    put_modes(&b, flags);
+    FILE *fp = fopen(path, "wb");
+    cr_assert(fp, "cannot write %s", path);
+    cr_assert_eq(ldem_bundle_write(fp, path, &b, &err), LDEM_OK, "%s", err.msg);
+    fclose(fp);
+    ldem_bundle_free(&b);
+    return path;
+}
+
+#define DEFORMABLE SCENES "deformable_build.yaml"
+
+/* Load deformable_build.yaml with the bundle `bundle` and extra overrides; build. */
+static int build_deformable(const char *bundle, ldem_scene *s, ldem_world *w, size_t nextra,
+                            const char *const *extra, ldem_err *err)
+{
+    char set[512];
+    snprintf(set, sizeof set, "shapes.grain.bundle=%s", bundle);
+    const char *sets[16] = {set};
+    cr_assert_leq(nextra, 15);
+    for (size_t k = 0; k < nextra; k++)
+        sets[1 + k] = extra[k];
+    ldem_err_clear(err);
+    int rc = ldem_scene_load(s, DEFORMABLE, 1 + nextra, sets, err);
+    cr_assert_eq(rc, LDEM_OK, "%s:%ld: %s", err->file, err->line, err->msg);
+    rc = ldem_scene_build(s, w, err);
+    if (rc)
+        ldem_scene_free(s);
+    return rc;
+}
+
+static void build_deformable_ok(unsigned flags, ldem_scene *s, ldem_world *w, size_t nextra,
+                                const char *const *extra)
+{
+    ldem_err err;
+    int rc = build_deformable(modal_bundle(flags), s, w, nextra, extra, &err);
+    cr_assert_eq(rc, LDEM_OK, "%s:%ld: %s", err.file, err.line, err.msg);
+}
+
+static ldem_err build_deformable_fails(const char *bundle, size_t nextra,
+                                       const char *const *extra)
+{
+    ldem_scene s;
+    ldem_world w;
+    ldem_err err;
+    cr_assert_neq(build_deformable(bundle, &s, &w, nextra, extra, &err), LDEM_OK,
+                  "the build should have been refused");
+    return err;
+}
+
+static void free_both(ldem_scene *s, ldem_world *w)
+{
+    ldem_world_free(w);
+    ldem_scene_free(s);
+}
+
+Test(scene_build, deformable_grains)
+{
+    ldem_scene s;
+    ldem_world w;
+    build_deformable_ok(WITH_GRID | WITH_DAMP, &s, &w, 0, NULL);
+    const ldem_bodies *b = &w.bodies;
+    cr_assert_eq(b->count, 4);
+    /* grains 0 and 3 deform (0 by default, 3 with initial values); 1 asked to stay rigid */
+    cr_assert(b->flags[0] & LDEM_BODY_DEFORMABLE);
+    cr_assert(b->flags[3] & LDEM_BODY_DEFORMABLE);
+    cr_assert(!(b->flags[1] & LDEM_BODY_DEFORMABLE) && !(b->flags[2] & LDEM_BODY_DEFORMABLE));
+    cr_assert(b->modal[1] == LDEM_RIGID && b->modal[2] == LDEM_RIGID);
+    cr_assert_eq(w.modal.ndof, 4);
+    cr_assert(b->modal[0] <= 2 && b->modal[3] <= 2 &&
+              (b->modal[0] + 2 <= b->modal[3] || b->modal[3] + 2 <= b->modal[0]),
+              "two disjoint blocks of two DOFs: %u, %u", b->modal[0], b->modal[3]);
+    const double *eps = w.modal.eps, *rate = w.modal.rate;
+    cr_assert(eps[b->modal[0]] == 0 && eps[b->modal[0] + 1] == 0 && rate[b->modal[0]] == 0 &&
+              rate[b->modal[0] + 1] == 0);
+    cr_assert(eps[b->modal[3]] == 0.01 && eps[b->modal[3] + 1] == -0.02);
+    cr_assert(rate[b->modal[3]] == 0.5 && rate[b->modal[3] + 1] == -0.25);
+
+    /* one world shape for all three grains, its modes the bundle's; mass and inertia rigid */
+    cr_assert(w.nshapes == 1 && b->shape[0] == 0 && b->shape[1] == 0 && b->shape[3] == 0);
+    const ldem_modeset *ms = ldem_world_body_modes(&w, 0);
+    cr_assert(ms && ms == ldem_world_body_modes(&w, 3) && ms == w.shapes[0].modes);
+    cr_assert_null(ldem_world_body_modes(&w, 1), "a rigid grain of a modal shape has no modes");
+    cr_assert_null(w.shapes[0].family, "remap is the default");
+    cr_assert_eq(ms->n, 2);
+    cr_assert_eq(ms->field, LDEM_MODE_FIELD_GRID);
+    for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++) {
+            cr_assert_eq(ms->K[2 * a + c], a == c ? KM[a] : 0.0);
+            cr_assert_eq(ms->M[2 * a + c], a == c ? MM[a] : 0.0);
+            cr_assert_eq(ms->C[2 * a + c], a == c ? CM[a] : 0.0, "DAMP's C by default");
+        }
+    cr_assert(b->mass[0] == b->mass[1] && b->mass[3] == b->mass[1]);
+    cr_assert(b->inertia[0].x == b->inertia[1].x && b->inertia[0].z == b->inertia[1].z);
+    cr_assert_leq(rel(b->mass[0], 1000 * VOLUME), 1e-15);
+
+    /* probes: auto reports every deformable grain (two here), in body order */
+    cr_assert(w.nprobe_modal == 2 && w.probe_modal[0] == 0 && w.probe_modal[1] == 3);
+    free_both(&s, &w);
+
+    /* deformable: false on every grain: a rigid world, no modal DOFs at all */
+    const char *rigid[] = {"grains.0.deformable=false", "grains.3.deformable=false"};
+    build_deformable_ok(WITH_GRID | WITH_DAMP, &s, &w, 2, rigid);
+    cr_assert_eq(w.modal.ndof, 0);
+    for (size_t i = 0; i < 4; i++)
+        cr_assert(!(w.bodies.flags[i] & LDEM_BODY_DEFORMABLE));
+    cr_assert_eq(w.nprobe_modal, 0);
+    free_both(&s, &w);
+}
+
+Test(scene_build, deformable_probe_choice)
+{
+    ldem_scene s;
+    ldem_world w;
+    const char *one[] = {"output.probes.modes=[3]"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, one);
+    cr_assert(w.nprobe_modal == 1 && w.probe_modal[0] == 3);
+    free_both(&s, &w);
+    const char *none[] = {"output.probes.modes=false"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, none);
+    cr_assert_eq(w.nprobe_modal, 0);
+    free_both(&s, &w);
+    const char *all[] = {"output.probes.modes=true"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, all);
+    cr_assert(w.nprobe_modal == 2 && w.probe_modal[0] == 0 && w.probe_modal[1] == 3);
+    free_both(&s, &w);
+
+    const char *rigid[] = {"output.probes.modes=[0, 1]"};
+    ldem_err err = build_deformable_fails(modal_bundle(WITH_GRID), 1, rigid);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"output.probes.modes.1: grain 1 is rigid", NULL});
+    const char *missing[] = {"output.probes.modes=[9]"};
+    err = build_deformable_fails(modal_bundle(WITH_GRID), 1, missing);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"output.probes.modes.0: grain 9 does not exist", NULL});
+}
+
+/* The scene's damping replaces DAMP's C: none, a ratio ζ (for diagonal K, M the closed form
+ * C_aa = 2 ζ √(K_a M_a)), Rayleigh αM + βK. */
+Test(scene_build, deformable_damping_override)
+{
+    ldem_scene s;
+    ldem_world w;
+    const char *none[] = {"shapes.grain.modes={damping: none}"};
+    build_deformable_ok(WITH_GRID | WITH_DAMP, &s, &w, 1, none);
+    const ldem_modeset *ms = w.shapes[0].modes;
+    for (int k = 0; k < 4; k++)
+        cr_assert_eq(ms->C[k], 0.0);
+    free_both(&s, &w);
+
+    const char *ratio[] = {"shapes.grain.modes={damping: {ratio: 0.05}}"};
+    build_deformable_ok(WITH_GRID | WITH_DAMP, &s, &w, 1, ratio);
+    ms = w.shapes[0].modes;
+    for (int a = 0; a < 2; a++) {
+        double want = 2 * 0.05 * sqrt(KM[a] * MM[a]);
+        cr_assert_leq(rel(ms->C[3 * a], want), 1e-12, "C[%d][%d] = %g, expected %g", a, a,
+                      ms->C[3 * a], want);
+    }
+    cr_assert_leq(fabs(ms->C[1]) + fabs(ms->C[2]), 1e-12 * ms->C[0]);
+    free_both(&s, &w);
+
+    const char *rayleigh_[] = {"shapes.grain.modes={damping: {rayleigh: [3.0, 1e-6]}}"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, rayleigh_);
+    ms = w.shapes[0].modes;
+    for (int a = 0; a < 2; a++)
+        cr_assert_leq(rel(ms->C[3 * a], 3.0 * MM[a] + 1e-6 * KM[a]), 1e-15);
+    cr_assert(ms->C[1] == 0.0 && ms->C[2] == 0.0);
+    free_both(&s, &w);
+
+    /* without DAMP and without override: no damping */
+    build_deformable_ok(WITH_GRID, &s, &w, 0, NULL);
+    for (int k = 0; k < 4; k++)
+        cr_assert_eq(w.shapes[0].modes->C[k], 0.0);
+    free_both(&s, &w);
+}
+
+/* levelset: precomputed builds the family over the documented ranges: a tabulated mode's
+ * table range, else ±0.1 × bounding radius / max|Φ(node)|; or the scene's. */
+Test(scene_build, deformable_precomputed_ranges)
+{
+    ldem_scene s;
+    ldem_world w;
+    const char *pre[] = {"shapes.grain.modes={levelset: precomputed, samples: 3}"};
+    build_deformable_ok(WITH_GRID | WITH_ETAB, &s, &w, 1, pre);
+    const ldem_shape *sh = &w.shapes[0];
+    cr_assert_not_null(sh->family);
+    cr_assert(sh->family->nmodes == 2 && sh->family->nsamples == 3);
+    /* mode 0: max |Φ0(node)| = 1.5e-3 (the nodes at x = ±1.5 mm) */
+    double r0 = 0.1 * sh->bounding_radius / 1.5e-3;
+    cr_assert_leq(rel(sh->family->eps_max[0], r0), 1e-15);
+    cr_assert_leq(rel(sh->family->eps_min[0], -r0), 1e-15);
+    cr_assert(sh->family->eps_min[1] == -0.2 && sh->family->eps_max[1] == 0.3, "ETAB's range");
+    free_both(&s, &w);
+
+    const char *one[] = {"shapes.grain.modes={levelset: precomputed, range: [-0.5, 0.25]}"};
+    build_deformable_ok(WITH_GRID | WITH_ETAB, &s, &w, 1, one);
+    sh = &w.shapes[0];
+    cr_assert_eq(sh->family->nsamples, 9, "the default samples");
+    for (int a = 0; a < 2; a++)
+        cr_assert(sh->family->eps_min[a] == -0.5 && sh->family->eps_max[a] == 0.25);
+    free_both(&s, &w);
+
+    const char *each[] = {"shapes.grain.modes={levelset: precomputed, range: [[-0.5, 0.5], [0, 0.4]]}"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, each);
+    sh = &w.shapes[0];
+    cr_assert(sh->family->eps_min[0] == -0.5 && sh->family->eps_max[0] == 0.5 &&
+              sh->family->eps_min[1] == 0 && sh->family->eps_max[1] == 0.4);
+    free_both(&s, &w);
+
+    const char *three[] = {"shapes.grain.modes={levelset: precomputed, "
+                           "range: [[-1, 1], [0, 2], [0, 1]]}"};
+    ldem_err err = build_deformable_fails(modal_bundle(WITH_GRID), 1, three);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"shapes.grain.modes.range: 3 pairs for 2 modes", NULL});
+}
+
+/* dt: auto is min(safety × contact limit, modal_safety / ω_max), ω_max = √(K0/M0) = 1e5. */
+Test(scene_build, deformable_dt)
+{
+    ldem_scene s;
+    ldem_world w;
+    const char *rigid[] = {"grains.0.deformable=false", "grains.3.deformable=false"};
+    build_deformable_ok(WITH_GRID | WITH_ETAB, &s, &w, 2, rigid);
+    double contact = w.dt;
+    free_both(&s, &w);
+    cr_assert_gt(contact, 0.1 / 1e5, "the scene is chosen so that the modal limit wins");
+
+    build_deformable_ok(WITH_GRID | WITH_ETAB, &s, &w, 0, NULL);
+    cr_assert_leq(rel(w.dt, 0.1 / 1e5), 1e-13, "dt = %g", w.dt);
+    free_both(&s, &w);
+
+    /* β_d large enough that the contact limit is the smaller: exactly the rigid step */
+    const char *lax[] = {"time.modal_safety=2"};
+    build_deformable_ok(WITH_GRID | WITH_ETAB, &s, &w, 1, lax);
+    cr_assert_gt(2.0 / 1e5, contact);
+    cr_assert_eq(w.dt, contact);
+    free_both(&s, &w);
+
+    /* a fixed dt is kept as given (below 2/ω_max: no warning) */
+    const char *fixed[] = {"time.dt=1e-7"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, fixed);
+    cr_assert_eq(w.dt, 1e-7);
+    free_both(&s, &w);
+}
+
+Test(scene_build, deformable_refusals)
+{
+    /* the rigid bundle: deforming is refused where asked, silently off by default */
+    const char *rigid = bundle_path();
+    const char *ask[] = {"grains.0.deformable=true"};
+    ldem_err err = build_deformable_fails(rigid, 1, ask);
+    expect_build_error(&err, "deformable_build.yaml", 10,
+                       (const char *[]){"grains.0.deformable: shape 'grain' cannot deform: its "
+                                        "bundle '", "scene_build_grain.ldg' has no deformation "
+                                        "modes", NULL});
+    err = build_deformable_fails(rigid, 0, NULL);   /* grain 3 gives modes: */
+    expect_build_error(&err, "deformable_build.yaml", 13,
+                       (const char *[]){"grains.3.modes: shape 'grain' cannot deform", NULL});
+    const char *block[] = {"grains.3={shape: grain, position: [0.03, 0, 0]}", "shapes.grain.modes={damping: none}"};
+    err = build_deformable_fails(rigid, 2, block);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"shapes.grain.modes: the bundle '",
+                                        "' has no deformation modes", NULL});
+    const char *sphere[] = {"grains.3={shape: grain, position: [0.03, 0, 0]}", "grains.2.deformable=true"};
+    err = build_deformable_fails(rigid, 2, sphere);
+    expect_build_error(&err, "deformable_build.yaml", 12,
+                       (const char *[]){"grains.2.deformable: shape 'ball' is an analytic "
+                                        "sphere", NULL});
+    {
+        const char *plain[] = {"grains.3={shape: grain, position: [0.03, 0, 0]}"};
+        ldem_scene s;
+        ldem_world w;
+        cr_assert_eq(build_deformable(rigid, &s, &w, 1, plain, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(w.modal.ndof, 0, "a bundle without modes makes rigid grains");
+        free_both(&s, &w);
+    }
+
+    /* counts: grain 3 gives two values for a one-mode shape (the line of its list) */
+    err = build_deformable_fails(modal_bundle(WITH_GRID | ONE_MODE), 0, NULL);
+    expect_build_error(&err, "deformable_build.yaml", 13,
+                       (const char *[]){"grains.3.modes.amplitude: the shape 'grain' has 1 mode, "
+                                        "got 2 values", NULL});
+    const char *three[] = {"grains.3.modes={rate: [1, 2, 3]}"};
+    err = build_deformable_fails(modal_bundle(WITH_GRID), 1, three);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"grains.3.modes.rate: the shape 'grain' has 2 modes, "
+                                        "got 3 values", NULL});
+
+    /* bundles that cannot deform a level set */
+    err = build_deformable_fails(modal_bundle(0), 0, NULL);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"shapes.grain.bundle: '", "MODE has no grid field",
+                                        "rerun modefit", NULL});
+    err = build_deformable_fails(modal_bundle(WITH_GRID | MODE_ONLY), 0, NULL);
+    expect_build_error(&err, "--set", 0,
+                       (const char *[]){"has MODE but no KMAT", NULL});
 }

@@ -7,6 +7,11 @@
  *             omega, id (Int32) — "Glyph, scale by radius" draws them;
  *   surfaces  every level-set grain's surface triangles (the bundle's NODE triangles) posed in
  *             world coordinates; point data velocity (v + ω × r of that surface point), id;
+ *             a deformable grain's points are its deformed nodes X + R(x + Σ εα Φα(x)), and
+ *             its velocity adds R Σ ε̇α Φα(x). When the world has deformable grains, every
+ *             level-set grain also gets displacement (R Σ εα Φα(x), world frame; zeros for a
+ *             rigid grain) and displacement_magnitude (Float64); worlds without modal
+ *             degrees of freedom write neither;
  *   contacts  one LINE per contact in touch, from the centre of i to the centre of j (to the
  *             contact point for walls); cell data normal_force (vector on j), tangential_force,
  *             fn (|normal|), ft (|tangential|), overlap, history_length (Int32), i, j (Int32;
@@ -18,7 +23,10 @@
  * surfaces if level-set grains, contacts if asked, walls if any); every frame then writes each
  * of them, even when empty (a contacts file with no contact in touch has no cells), so all
  * series have the same times. A stale DIR/PART.pvd of a part this world lacks is removed.
- * Probes: a TSV log (header line of column names, one row every N steps, flushed per row).
+ * Probes: a TSV log (header line of column names, one row every N steps, flushed per row):
+ * the ldem_probe_row columns (modal_kinetic and modal_elastic last), each wall's force and
+ * displacement, then for each grain in world->probe_modal and each of its modes a:
+ * gG.epsA gG.rateA gG.QA gG.FintA (ε, ε̇, generalized contact force, internal force).
  */
 #ifndef LDEM_SIM_OUTPUT_H
 #define LDEM_SIM_OUTPUT_H

@@ -78,8 +78,9 @@ typedef struct ldem_scene_shape {
 /* Initial modal state of grains (one per grains entry that gives `modes:`). */
 typedef struct ldem_scene_modal_init {
     size_t n;
-    double *amplitude, *rate;         /* n values each (rate zeros when not given) */
-    long line;
+    double *amplitude, *rate;         /* n values each (zeros for the one not given) */
+    const char *key;                  /* "amplitude" or "rate": the list that set n */
+    long line;                        /* that list's line (0: --set) */
 } ldem_scene_modal_init;
 
 /* One grain as placed (lattices and TSV files are expanded by the loader). */
@@ -159,6 +160,7 @@ typedef struct ldem_scene {
                                        * listed grains */
     size_t nprobe_grains;
     uint32_t *probe_grains;
+    long probe_modes_line;            /* line of output.probes.modes (0: --set or absent) */
     int track_dissipation;            /* Jäger frictional work per contact (default on; off
                                        * saves a quadrature per slipping leg) */
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
