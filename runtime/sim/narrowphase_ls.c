@@ -4,10 +4,12 @@
 #include "ldem/sim/narrowphase.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ldem/grid.h"
 #include "ldem/levelset.h"
+#include "ldem/sim/node_clusters.h"
 #include "ldem/sim/world.h"
 
 static const double PI = 3.14159265358979323846;
@@ -92,6 +94,57 @@ static ldem_vec3 node_at(const double *pos, uint64_t k)
     return ldem_vec3_make(pos[3 * k], pos[3 * k + 1], pos[3 * k + 2]);
 }
 
+/* ---- visiting the nodes cluster by cluster ----
+ * Without clusters a grain is one group holding every node in index order. A group is
+ * skipped when its bounding sphere (body frame, grown by the grain's slack) cannot reach
+ * the other body; the survivors' hits are sorted by key afterwards, so the hit list, and
+ * everything computed from it, is the same as a loop over all nodes in index order. */
+
+static size_t groups_of(const ldem_ls_grain *g)
+{
+    return g->clusters ? g->clusters->count : 1;
+}
+
+/* Body-frame bounding sphere of group c; 0 when there is none (no clusters). */
+static int group_sphere(const ldem_ls_grain *g, size_t c, ldem_vec3 *centre, double *radius)
+{
+    if (!g->clusters)
+        return 0;
+    const ldem_node_cluster *k = &g->clusters->cluster[c];
+    *centre = k->centre;
+    *radius = k->radius + g->slack;
+    return 1;
+}
+
+static uint64_t group_first(const ldem_ls_grain *g, size_t c)
+{
+    return g->clusters ? g->clusters->cluster[c].first : 0;
+}
+
+static uint64_t group_end(const ldem_ls_grain *g, size_t c)
+{
+    return g->clusters ? (uint64_t)g->clusters->cluster[c].first + g->clusters->cluster[c].count
+                       : g->nodes->count;
+}
+
+static uint64_t group_node(const ldem_ls_grain *g, uint64_t j)
+{
+    return g->clusters ? g->clusters->order[j] : j;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint32_t ka = ((const ldem_node_hit *)a)->key, kb = ((const ldem_node_hit *)b)->key;
+    return (ka > kb) - (ka < kb);
+}
+
+/* Hits from `first` on in node order (keys are unique within one node loop). */
+static void sort_hits(ldem_hits *h, size_t first, const ldem_ls_grain *g)
+{
+    if (g->clusters && h->count - first > 1)
+        qsort(h->hit + first, h->count - first, sizeof *h->hit, by_key);
+}
+
 /* φ and body-frame ∇φ of grain g at body-frame point p: the stored grid for a rigid grain;
  * for a deformable one the precomputed level sets, or the on-demand remap (§3.1.3). */
 static int grain_sample(const ldem_ls_grain *g, ldem_vec3 p, double *phi, ldem_vec3 *grad)
@@ -128,24 +181,34 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
     const double *pos = positions_of(from);
-    for (uint64_t k = 0; k < nodes->count; k++) {
-        double dx = pos[3 * k] - centre.x, dy = pos[3 * k + 1] - centre.y,
-               dz = pos[3 * k + 2] - centre.z;
-        if (dx * dx + dy * dy + dz * dz >= reach2)
+    size_t start = h->count;
+    for (size_t c = 0; c < groups_of(from); c++) {
+        ldem_vec3 gc;
+        double gr;
+        if (group_sphere(from, c, &gc, &gr) &&
+            ldem_vec3_norm(ldem_vec3_sub(gc, centre)) >= reach + gr)
             continue;
-        ldem_vec3 pk = node_at(pos, k);
-        ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
-        double phi;
-        ldem_vec3 grad;
-        if (!grain_sample(into, p, &phi, &grad) || !(phi < 0.0))
-            continue;
-        ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
-        ldem_vec3 world = ldem_vec3_add(from->x, apply(&from_world, pk));
-        int rc = push_hit(h, side | (uint32_t)k, -phi, nodes->area[k], world,
-                          ldem_vec3_scale(n, sign), err);
-        if (rc)
-            return rc;
+        for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
+            uint64_t k = group_node(from, j);
+            double dx = pos[3 * k] - centre.x, dy = pos[3 * k + 1] - centre.y,
+                   dz = pos[3 * k + 2] - centre.z;
+            if (dx * dx + dy * dy + dz * dz >= reach2)
+                continue;
+            ldem_vec3 pk = node_at(pos, k);
+            ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
+            double phi;
+            ldem_vec3 grad;
+            if (!grain_sample(into, p, &phi, &grad) || !(phi < 0.0))
+                continue;
+            ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
+            ldem_vec3 world = ldem_vec3_add(from->x, apply(&from_world, pk));
+            int rc = push_hit(h, side | (uint32_t)k, -phi, nodes->area[k], world,
+                              ldem_vec3_scale(n, sign), err);
+            if (rc)
+                return rc;
+        }
     }
+    sort_hits(h, start, from);
     return LDEM_OK;
 }
 
@@ -177,17 +240,27 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
     fallback = ldem_vec3_norm(fallback) > 0.0 ? ldem_vec3_normalize(fallback)
                                               : ldem_vec3_make(0.0, 0.0, 1.0);
     const double *pos = positions_of(a);
-    for (uint64_t k = 0; k < nodes->count; k++) {
-        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
-        ldem_vec3 d = ldem_vec3_sub(centre, p);
-        double dist = ldem_vec3_norm(d);
-        if (!(dist < radius))
+    ldem_vec3 centre_body = ldem_quat_rotate_inv(a->q, ldem_vec3_sub(centre, a->x));
+    for (size_t c = 0; c < groups_of(a); c++) {
+        ldem_vec3 gc;
+        double gr;
+        if (group_sphere(a, c, &gc, &gr) &&
+            ldem_vec3_norm(ldem_vec3_sub(gc, centre_body)) >= radius + gr)
             continue;
-        ldem_vec3 n = dist > 0.0 ? ldem_vec3_scale(d, 1.0 / dist) : fallback;
-        rc = push_hit(h, (uint32_t)k, radius - dist, nodes->area[k], p, n, err);
-        if (rc)
-            return rc;
+        for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
+            uint64_t k = group_node(a, j);
+            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
+            ldem_vec3 d = ldem_vec3_sub(centre, p);
+            double dist = ldem_vec3_norm(d);
+            if (!(dist < radius))
+                continue;
+            ldem_vec3 n = dist > 0.0 ? ldem_vec3_scale(d, 1.0 / dist) : fallback;
+            rc = push_hit(h, (uint32_t)k, radius - dist, nodes->area[k], p, n, err);
+            if (rc)
+                return rc;
+        }
     }
+    sort_hits(h, 0, a);
     return LDEM_OK;
 }
 
@@ -221,20 +294,32 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
     const ldem_nodes *nodes = a->nodes;
     ldem_mat3 to_world = ldem_quat_to_mat3(a->q);
     const double *pos = positions_of(a);
-    for (uint64_t k = 0; k < nodes->count; k++) {
-        ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
-        ldem_vec3 n;
-        double depth = wall_depth(w, p, &n);
-        if (!(depth > 0.0))
+    for (size_t c = 0; c < groups_of(a); c++) {
+        ldem_vec3 gc, unused;
+        double gr;
+        /* The wall's depth is a distance (1-Lipschitz), so no node within gr of the
+         * group's centre is deeper than the centre's depth + gr. */
+        if (group_sphere(a, c, &gc, &gr) &&
+            !(wall_depth(w, ldem_vec3_add(a->x, apply(&to_world, gc)), &unused) + gr > 0.0))
             continue;
-        /* A node exactly on a rod's axis is deep inside with no radial direction: point
-         * the normal from the grain's centre instead. */
-        if (ldem_vec3_norm2(n) == 0.0)
-            n = ldem_vec3_normalize(ldem_vec3_reject(ldem_vec3_sub(w->point, a->x), w->normal));
-        rc = push_hit(h, (uint32_t)k, depth, nodes->area[k], p, n, err);
-        if (rc)
-            return rc;
+        for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
+            uint64_t k = group_node(a, j);
+            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
+            ldem_vec3 n;
+            double depth = wall_depth(w, p, &n);
+            if (!(depth > 0.0))
+                continue;
+            /* A node exactly on a rod's axis is deep inside with no radial direction:
+             * point the normal from the grain's centre instead. */
+            if (ldem_vec3_norm2(n) == 0.0)
+                n = ldem_vec3_normalize(
+                    ldem_vec3_reject(ldem_vec3_sub(w->point, a->x), w->normal));
+            rc = push_hit(h, (uint32_t)k, depth, nodes->area[k], p, n, err);
+            if (rc)
+                return rc;
+        }
     }
+    sort_hits(h, 0, a);
     return LDEM_OK;
 }
 

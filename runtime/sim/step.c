@@ -1,5 +1,6 @@
 /* step.c — one time step of the world (ldem/sim/step.h) and the energy measurements. */
 #include "ldem/sim/step.h"
+#include "ldem/sim/node_clusters.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +53,20 @@ static int ensure_work(ldem_world *w, ldem_err *err)
     }
     ldem_step_work *k = w->work;
     size_t n = w->bodies.count;
+    /* Node clusters of every shape with nodes, once (the shapes never change). */
+    for (size_t s = 0; s < w->nshapes; s++) {
+        ldem_shape *sh = &w->shapes[s];
+        if (sh->clusters || !sh->nodes.count)
+            continue;
+        if (!(sh->clusters = malloc(sizeof *sh->clusters)))
+            goto nomem;
+        int rc = ldem_node_clusters_build(&sh->nodes, sh->clusters, err);
+        if (rc) {
+            free(sh->clusters);
+            sh->clusters = NULL;
+            return rc;
+        }
+    }
     if (k->dq_capacity < n || !k->dq) {
         ldem_quat *d = realloc(k->dq, (n ? n : 1) * sizeof *d);
         if (!d)

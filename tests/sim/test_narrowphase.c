@@ -15,6 +15,7 @@
 
 #include "ldem/levelset.h"
 #include "ldem/sim/narrowphase.h"
+#include "ldem/sim/node_clusters.h"
 #include "world_fixture.h"
 
 static const double PI = 3.14159265358979323846;
@@ -724,4 +725,131 @@ Test(narrowphase, patch_flat_face_capped)
     cr_assert_leq(fabs(p.r1 - 100.0 * sqrt(3.0) * (a + 3 * h)), 1e-9, "r1 %g", p.r1);
     ldem_hits_free(&hits);
     free(ls.phi);
+}
+
+/* ---- node clusters (ldem/sim/node_clusters.h) ---- */
+
+static void assert_same_hits(const ldem_hits *x, const ldem_hits *y, const char *what)
+{
+    cr_assert_eq(x->count, y->count, "%s: %zu hits with clusters, %zu without", what,
+                 x->count, y->count);
+    for (size_t k = 0; k < x->count; k++) {
+        const ldem_node_hit *a = &x->hit[k], *b = &y->hit[k];
+        cr_assert(a->key == b->key && a->depth == b->depth && a->area == b->area &&
+                      ldem_vec3_dist(a->point, b->point) == 0.0 &&
+                      ldem_vec3_dist(a->normal, b->normal) == 0.0,
+                  "%s: hit %zu differs", what, k);
+    }
+}
+
+/* Every node in exactly one cluster, within its radius; clusters small. */
+Test(narrowphase, clusters_partition_the_nodes)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_LINEAR);
+    uint32_t shape = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
+    const ldem_nodes *nd = &w.shapes[shape].nodes;
+    ldem_node_clusters c;
+    ldem_err err;
+    cr_assert_eq(ldem_node_clusters_build(nd, &c, &err), LDEM_OK, "%s", err.msg);
+    unsigned char *seen = calloc(nd->count, 1);
+    size_t members = 0;
+    double mean_radius = 0.0;
+    for (size_t k = 0; k < c.count; k++) {
+        const ldem_node_cluster *cl = &c.cluster[k];
+        cr_assert(cl->count >= 1 && cl->count <= LDEM_NODE_CLUSTER_SIZE);
+        cr_assert_eq(cl->first, members, "clusters are consecutive in the order");
+        for (uint32_t j = cl->first; j < cl->first + cl->count; j++) {
+            uint32_t n = c.order[j];
+            cr_assert_lt(n, nd->count);
+            cr_assert_eq(seen[n], 0, "node %u in two clusters", n);
+            seen[n] = 1;
+            ldem_vec3 p = ldem_vec3_make(nd->position[3 * n], nd->position[3 * n + 1],
+                                         nd->position[3 * n + 2]);
+            cr_assert_leq(ldem_vec3_dist(p, cl->centre), cl->radius);
+        }
+        members += cl->count;
+        mean_radius += cl->radius / (double)c.count;
+    }
+    cr_assert_eq(members, nd->count);
+    /* compact: a disc holding a cluster's share of the sphere's area has radius
+     * sqrt(4 R² m / n) for m nodes of n; median splits stay within twice that */
+    double disc = sqrt(4.0 / (double)c.count);
+    cr_assert_lt(mean_radius, 2.0 * disc, "mean cluster radius %g, disc %g", mean_radius, disc);
+    cr_log_info("clusters: %zu nodes in %zu clusters, mean radius %.3f", members, c.count,
+                mean_radius);
+    free(seen);
+    ldem_node_clusters_free(&c);
+    ldem_world_free(&w);
+}
+
+/* The narrow phase with clusters finds exactly the hits of the plain loop, in the same
+ * order, for rigid grains and for displaced nodes within the slack. */
+Test(narrowphase, clusters_change_no_hit)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_LINEAR);
+    uint32_t big = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
+    uint32_t small = wf_add_ls_sphere_shape(&w, 0.7, 0.04, 3);
+    ldem_node_clusters cb, cs;
+    ldem_err err;
+    cr_assert_eq(ldem_node_clusters_build(&w.shapes[big].nodes, &cb, &err), LDEM_OK);
+    cr_assert_eq(ldem_node_clusters_build(&w.shapes[small].nodes, &cs, &err), LDEM_OK);
+    /* displaced nodes of the big grain: each moved by less than the slack */
+    const ldem_nodes *nd = &w.shapes[big].nodes;
+    const double slack = 0.04;
+    double *moved = malloc(3 * nd->count * sizeof *moved);
+    uint64_t rng = 77;
+    for (uint64_t k = 0; k < nd->count; k++) {
+        ldem_vec3 d = ldem_vec3_scale(random_direction(&rng), slack * uniform(&rng));
+        moved[3 * k] = nd->position[3 * k] + d.x;
+        moved[3 * k + 1] = nd->position[3 * k + 1] + d.y;
+        moved[3 * k + 2] = nd->position[3 * k + 2] + d.z;
+    }
+    ldem_hits with = {0}, without = {0};
+    size_t total = 0;
+    for (int pose = 0; pose < 40; pose++) {
+        int displaced = pose % 2;
+        double overlap = 0.3 * uniform(&rng);
+        ldem_vec3 xa = ldem_vec3_make(uniform(&rng), uniform(&rng), uniform(&rng));
+        ldem_vec3 xb = ldem_vec3_axpy(1.7 - overlap, random_direction(&rng), xa);
+        ldem_ls_grain a = grain_of(&w, big, xa, random_rotation(&rng));
+        ldem_ls_grain b = grain_of(&w, small, xb, random_rotation(&rng));
+        if (displaced)
+            a.position = moved;
+        ldem_ls_grain ac = a, bc = b;
+        ac.clusters = &cb;
+        ac.slack = displaced ? slack : 0.0;
+        bc.clusters = &cs;
+        cr_assert_eq(ldem_ls_pair_hits(&ac, &bc, &with, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_ls_pair_hits(&a, &b, &without, &err), LDEM_OK, "%s", err.msg);
+        assert_same_hits(&with, &without, "pair");
+        total += with.count;
+        cr_assert_eq(ldem_ls_sphere_hits(&ac, xb, 0.7, &with, &err), LDEM_OK);
+        cr_assert_eq(ldem_ls_sphere_hits(&a, xb, 0.7, &without, &err), LDEM_OK);
+        assert_same_hits(&with, &without, "sphere");
+        total += with.count;
+        ldem_vec3 n = random_direction(&rng), across = random_direction(&rng);
+        ldem_vec3 axis = ldem_vec3_normalize(ldem_vec3_cross(n, across));
+        ldem_vec3 e = ldem_vec3_normalize(ldem_vec3_cross(axis, n));
+        ldem_wall_geom walls[3] = {
+            {LDEM_WALL_PLANE, ldem_vec3_axpy(-(1.0 - overlap), n, xa), n, 0.0, 0},
+            {LDEM_WALL_CYLINDER, ldem_vec3_axpy(1.3 - overlap, e, xa), axis, 0.3, 0},
+            {LDEM_WALL_CYLINDER, ldem_vec3_axpy(0.5, e, xa), axis, 1.5 - overlap, 1},
+        };
+        for (int k = 0; k < 3; k++) {
+            cr_assert_eq(ldem_ls_wall_hits(&ac, &walls[k], &with, &err), LDEM_OK);
+            cr_assert_eq(ldem_ls_wall_hits(&a, &walls[k], &without, &err), LDEM_OK);
+            assert_same_hits(&with, &without, "wall");
+            total += with.count;
+        }
+    }
+    cr_log_info("clusters: %zu hits over 40 poses, identical to the plain loop", total);
+    cr_assert_gt(total, 2000u, "the poses must produce hits to compare");
+    ldem_hits_free(&with);
+    ldem_hits_free(&without);
+    free(moved);
+    ldem_node_clusters_free(&cb);
+    ldem_node_clusters_free(&cs);
+    ldem_world_free(&w);
 }

@@ -91,6 +91,11 @@ typedef struct ldem_ls_grain {
     const ldem_modeset *modes;   /* with eps: φ queries on this grain remap on demand */
     const double *eps;
     const ldem_lset_family *family; /* set: φ from precomputed level sets instead */
+    /* Optional: the nodes' clusters (ldem/sim/node_clusters.h), which let the node loops
+     * skip whole groups; NULL tests every node. slack bounds how far a deformed node moved
+     * from its reference position (0 for a rigid grain). */
+    const struct ldem_node_clusters *clusters;
+    double slack;
 } ldem_ls_grain;
 
 /* A posed wall (current position). */

@@ -84,6 +84,9 @@ typedef struct ldem_shape {
     /* Level-set deformation of this shape's deformable grains: on-demand remap (family
      * NULL) or interpolation along precomputed level sets (family set). */
     ldem_lset_family *family;
+    /* The nodes in small spatial clusters for the narrow phase (ldem/sim/node_clusters.h):
+     * built by the first step's preparation, malloc'd and owned by the world. */
+    struct ldem_node_clusters *clusters;
 } ldem_shape;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */

@@ -1,0 +1,41 @@
+/* node_clusters.h — surface nodes of a shape grouped into small spatial clusters, each with
+ * a bounding sphere in the body frame, so that the narrow phase tests a wall, a sphere or
+ * another grain against a few hundred spheres instead of every node.
+ *
+ * Level-set contact looks for the nodes of one grain inside something else; without
+ * clusters that is a loop over all nodes per contact per step, which dominates a run whose
+ * grains have 10^4 nodes and touch walls (87 % of a compaction run's time). The clusters
+ * come from recursive median splits along the longest box extent, so each is compact;
+ * a deformed grain's node moved at most `slack` from its reference position (the caller's
+ * bound, e.g. Σ|εα| max|Φα|), which the tests add to every radius. */
+#ifndef LDEM_SIM_NODE_CLUSTERS_H
+#define LDEM_SIM_NODE_CLUSTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ldem/err.h"
+#include "ldem/sections.h"
+#include "ldem/vec3.h"
+
+/* At most this many nodes per cluster: fewer clusters to test, more nodes per survivor. */
+#define LDEM_NODE_CLUSTER_SIZE 32
+
+typedef struct ldem_node_cluster {
+    ldem_vec3 centre;        /* body frame */
+    double radius;           /* every member within radius of centre */
+    uint32_t first, count;   /* members: order[first .. first + count) */
+} ldem_node_cluster;
+
+typedef struct ldem_node_clusters {
+    uint32_t *order;         /* node indices grouped by cluster (a permutation of 0..n-1) */
+    ldem_node_cluster *cluster;
+    size_t count;
+} ldem_node_clusters;
+
+/* Group the nodes (at most UINT32_MAX of them). Deterministic: the same nodes always give
+ * the same clusters. */
+int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, ldem_err *err);
+void ldem_node_clusters_free(ldem_node_clusters *c);
+
+#endif
