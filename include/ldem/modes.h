@@ -118,6 +118,24 @@ ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps,
 void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
                              double *out);
 
+/* Node k of ldem_modes_deform_nodes alone, with the same operations in the same order (so
+ * the same bits): the narrow phase deforms only the nodes it visits. */
+static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const double *eps,
+                                                 const double *ref, uint64_t k)
+{
+    double p[3] = {ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]};
+    for (uint32_t a = 0; a < m->n; a++) {
+        double e = eps[a];
+        if (e == 0.0)
+            continue;
+        const double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+        p[0] += e * v[0];
+        p[1] += e * v[1];
+        p[2] += e * v[2];
+    }
+    return ldem_vec3_make(p[0], p[1], p[2]);
+}
+
 /* Internal force F_int(ε) (n values, may be NULL) and elastic energy U(ε) (may be NULL).
  * Fails (LDEM_ERR_INPUT with the mode, ε and the table's range in err) when a tabulated
  * mode leaves a table that forbids extrapolation. */

@@ -258,7 +258,6 @@ static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
         g.radius = b->radius[i]; /* grown by the deformation */
         /* the growth bounds every node's displacement (ldem_modal_deform) */
         g.slack = fmax(0.0, b->radius[i] - w->modal.radius0[i]) * (1.0 + 1e-12);
-        g.position = ldem_world_body_nodes(w, i);
         g.modes = sh->modes;
         g.eps = w->modal.eps + b->modal[i];
         g.family = sh->family;

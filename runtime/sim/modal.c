@@ -61,18 +61,12 @@ void ldem_modal_deform(ldem_world *w)
     ldem_modal_state *m = &w->modal;
     if (!m->ndof)
         return;
-    /* Each body writes only its own nodes: any thread count gives the same bits. */
-    int threads = w->work ? w->work->nthreads : 1;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (b->count > 16)
-    for (long li = 0; li < (long)b->count; li++) {
-        size_t i = (size_t)li;
+    /* The nodes themselves are deformed where they are needed (ldem_world_body_node). */
+    for (size_t i = 0; i < b->count; i++) {
         const ldem_modeset *ms = modes_of(w, i);
         if (!ms)
             continue;
-        const ldem_shape *sh = &w->shapes[b->shape[i]];
-        const double *eps = m->eps + b->modal[i];
-        ldem_modes_deform_nodes(ms, eps, sh->nodes.position, m->nodes + 3 * m->node_first[i]);
-        b->radius[i] = m->radius0[i] + growth(ms, eps);
+        b->radius[i] = m->radius0[i] + growth(ms, m->eps + b->modal[i]);
     }
 }
 

@@ -83,15 +83,20 @@ static int push_hit(ldem_hits *h, uint32_t key, double depth, double area, ldem_
     return LDEM_OK;
 }
 
-/* Body-frame node positions of a grain: deformed ones when it deforms. */
-static const double *positions_of(const ldem_ls_grain *g)
-{
-    return g->position ? g->position : g->nodes->position;
-}
-
 static ldem_vec3 node_at(const double *pos, uint64_t k)
 {
     return ldem_vec3_make(pos[3 * k], pos[3 * k + 1], pos[3 * k + 2]);
+}
+
+/* Body-frame position of node k: given positions, or deformed on demand from ε (only the
+ * nodes a contact visits are ever deformed), or the shape's own. */
+static inline ldem_vec3 grain_node(const ldem_ls_grain *g, uint64_t k)
+{
+    if (g->position)
+        return node_at(g->position, k);
+    if (g->modes && g->eps)
+        return ldem_modes_deformed_node(g->modes, g->eps, g->nodes->position, k);
+    return node_at(g->nodes->position, k);
 }
 
 /* ---- visiting the nodes cluster by cluster ----
@@ -180,7 +185,6 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
-    const double *pos = positions_of(from);
     size_t start = h->count;
     for (size_t c = 0; c < groups_of(from); c++) {
         ldem_vec3 gc;
@@ -190,11 +194,10 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
             continue;
         for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
             uint64_t k = group_node(from, j);
-            double dx = pos[3 * k] - centre.x, dy = pos[3 * k + 1] - centre.y,
-                   dz = pos[3 * k + 2] - centre.z;
+            ldem_vec3 pk = grain_node(from, k);
+            double dx = pk.x - centre.x, dy = pk.y - centre.y, dz = pk.z - centre.z;
             if (dx * dx + dy * dy + dz * dz >= reach2)
                 continue;
-            ldem_vec3 pk = node_at(pos, k);
             ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
             double phi;
             ldem_vec3 grad;
@@ -239,7 +242,6 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
     ldem_vec3 fallback = ldem_vec3_sub(centre, a->x);
     fallback = ldem_vec3_norm(fallback) > 0.0 ? ldem_vec3_normalize(fallback)
                                               : ldem_vec3_make(0.0, 0.0, 1.0);
-    const double *pos = positions_of(a);
     ldem_vec3 centre_body = ldem_quat_rotate_inv(a->q, ldem_vec3_sub(centre, a->x));
     for (size_t c = 0; c < groups_of(a); c++) {
         ldem_vec3 gc;
@@ -249,7 +251,7 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
-            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
+            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, grain_node(a, k)));
             ldem_vec3 d = ldem_vec3_sub(centre, p);
             double dist = ldem_vec3_norm(d);
             if (!(dist < radius))
@@ -284,6 +286,16 @@ static double wall_depth(const ldem_wall_geom *w, ldem_vec3 p, ldem_vec3 *normal
     return w->radius - rho;
 }
 
+/* Depth alone (no normal), for the rejection tests. */
+static inline double depth_only(const ldem_wall_geom *w, ldem_vec3 p)
+{
+    ldem_vec3 rel = ldem_vec3_sub(p, w->point);
+    if (w->kind != LDEM_WALL_CYLINDER)
+        return -ldem_vec3_dot(rel, w->normal);
+    double rho = ldem_vec3_norm(ldem_vec3_reject(rel, w->normal));
+    return w->inside ? rho - w->radius : w->radius - rho;
+}
+
 int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits *h,
                       ldem_err *err)
 {
@@ -293,18 +305,29 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
         return rc;
     const ldem_nodes *nodes = a->nodes;
     ldem_mat3 to_world = ldem_quat_to_mat3(a->q);
-    const double *pos = positions_of(a);
+    /* The rejections work in the grain's body frame, where the nodes are stored: the wall
+     * is moved there once instead of every node to the world. A node passes when its
+     * body-frame depth is within `margin` (rounding of the two frames) of positive; the
+     * survivors' depth is then computed in the world as always, so the hits do not depend
+     * on the rejection. */
+    ldem_wall_geom body = *w;
+    body.point = ldem_quat_rotate_inv(a->q, ldem_vec3_sub(w->point, a->x));
+    body.normal = ldem_quat_rotate_inv(a->q, w->normal);
+    double margin = 1e-9 * (1.0 + ldem_vec3_norm(a->x) + ldem_vec3_norm(w->point) +
+                            size_of(a) + w->radius);
     for (size_t c = 0; c < groups_of(a); c++) {
-        ldem_vec3 gc, unused;
+        ldem_vec3 gc;
         double gr;
         /* The wall's depth is a distance (1-Lipschitz), so no node within gr of the
          * group's centre is deeper than the centre's depth + gr. */
-        if (group_sphere(a, c, &gc, &gr) &&
-            !(wall_depth(w, ldem_vec3_add(a->x, apply(&to_world, gc)), &unused) + gr > 0.0))
+        if (group_sphere(a, c, &gc, &gr) && !(depth_only(&body, gc) + gr + margin > 0.0))
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
-            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, node_at(pos, k)));
+            ldem_vec3 pk = grain_node(a, k);
+            if (!(depth_only(&body, pk) + margin > 0.0))
+                continue;
+            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, pk));
             ldem_vec3 n;
             double depth = wall_depth(w, p, &n);
             if (!(depth > 0.0))

@@ -258,11 +258,11 @@ static int write_surfaces(const char *path, const ldem_world *w, int encoding, l
         const ldem_nodes *nd = &w->shapes[b->shape[i]].nodes;
         const ldem_vec3 x = b->x[i], v = b->v[i], omega = ldem_bodies_omega(b, i);
         const size_t first = p;
-        const double *pos = ldem_world_body_nodes(w, i);
         const ldem_modeset *ms = ldem_world_body_modes(w, i);
         for (uint64_t k = 0; k < nd->count; k++, p++) {
-            const double *q = &pos[3 * k];
-            ldem_vec3 r = ldem_quat_rotate(b->q[i], ldem_vec3_make(q[0], q[1], q[2]));
+            ldem_vec3 node = ldem_world_body_node(w, i, k);
+            const double q[3] = {node.x, node.y, node.z};
+            ldem_vec3 r = ldem_quat_rotate(b->q[i], node);
             ldem_vec3 vel = ldem_vec3_add(v, ldem_vec3_cross(omega, r));
             if (ms) {
                 const double *q0 = &nd->position[3 * k];

@@ -61,7 +61,8 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err);
 void ldem_modal_kick(ldem_world *w, double h);
 /* ε_prev = ε; ε += dt ε̇. */
 void ldem_modal_drift(ldem_world *w, double dt);
-/* Deformed nodes and grown bounding radii of every deformable body from its current ε. */
+/* Grown bounding radii of every deformable body from its current ε (the nodes themselves
+ * are deformed where needed: ldem_world_body_node). */
 void ldem_modal_deform(ldem_world *w);
 /* After the contact forces: Q = Σ contact gen (list order), F_int(ε), damping C ε̇ (its power
  * booked into work_damping when book_work), f_total = Q − F_int − C ε̇. */

@@ -63,8 +63,6 @@ static void modal_free(ldem_modal_state *m)
     free(m->force);
     free(m->f_int);
     free(m->f_total);
-    free(m->node_first);
-    free(m->nodes);
     free(m->radius0);
     memset(m, 0, sizeof *m);
 }
@@ -74,7 +72,7 @@ int ldem_world_modal_init(ldem_world *w, ldem_err *err)
     ldem_bodies *b = &w->bodies;
     modal_free(&w->modal);
     ldem_modal_state *m = &w->modal;
-    size_t ndof = 0, nnodes = 0;
+    size_t ndof = 0;
     for (size_t i = 0; i < b->count; i++) {
         b->modal[i] = LDEM_RIGID;
         if (!(b->flags[i] & LDEM_BODY_DEFORMABLE))
@@ -87,10 +85,8 @@ int ldem_world_modal_init(ldem_world *w, ldem_err *err)
             return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "too many modal degrees of freedom");
         b->modal[i] = (uint32_t)ndof;
         ndof += sh->modes->n;
-        nnodes += sh->nodes.count;
     }
     m->ndof = ndof;
-    m->nnodes = nnodes;
     size_t nd = ndof ? ndof : 1, nb = b->count ? b->count : 1;
     m->eps = calloc(nd, sizeof *m->eps);
     m->rate = calloc(nd, sizeof *m->rate);
@@ -98,27 +94,15 @@ int ldem_world_modal_init(ldem_world *w, ldem_err *err)
     m->force = calloc(nd, sizeof *m->force);
     m->f_int = calloc(nd, sizeof *m->f_int);
     m->f_total = calloc(nd, sizeof *m->f_total);
-    m->node_first = malloc(nb * sizeof *m->node_first);
     m->radius0 = calloc(nb, sizeof *m->radius0);
-    m->nodes = calloc(3 * (nnodes ? nnodes : 1), sizeof *m->nodes);
     if (!m->eps || !m->rate || !m->eps_prev || !m->force || !m->f_int || !m->f_total ||
-        !m->node_first || !m->radius0 || !m->nodes) {
+        !m->radius0) {
         modal_free(m);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
-                            "out of memory for %zu modal amplitudes and %zu deformed nodes",
-                            ndof, nnodes);
+                            "out of memory for %zu modal amplitudes", ndof);
     }
-    uint64_t next = 0;
-    for (size_t i = 0; i < b->count; i++) {
-        m->node_first[i] = LDEM_NO_NODES;
+    for (size_t i = 0; i < b->count; i++)
         m->radius0[i] = b->radius[i];
-        if (b->modal[i] == LDEM_RIGID)
-            continue;
-        const ldem_shape *sh = &w->shapes[b->shape[i]];
-        m->node_first[i] = next;
-        memcpy(m->nodes + 3 * next, sh->nodes.position, 3 * sh->nodes.count * sizeof *m->nodes);
-        next += sh->nodes.count;
-    }
     return LDEM_OK;
 }
 

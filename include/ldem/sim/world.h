@@ -124,9 +124,9 @@ ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i);
 /* ---- modal degrees of freedom of deformable bodies (Henzel & Karapiperis eq. 38) ----
  *
  * A deformable body b with shape s has n = shapes[s].modes->n amplitudes εα stored at
- * eps[bodies.modal[b] .. + n). Its surface nodes, deformed, are at body-frame positions
- * nodes[node_first[k] ..] for k = its index in `bodies` (LDEM_NO_NODES for rigid bodies),
- * refreshed after every drift. */
+ * eps[bodies.modal[b] .. + n). Its deformed surface nodes are not stored: whoever needs
+ * one computes it from ε (ldem_world_body_node), so a step costs nothing for the nodes far
+ * from any contact. */
 #define LDEM_NO_NODES UINT64_MAX
 
 typedef struct ldem_modal_state {
@@ -137,9 +137,6 @@ typedef struct ldem_modal_state {
     double *force;           /* generalized contact force Q (eq. 41) at the last evaluation */
     double *f_int;           /* internal force F_int(ε) at the last evaluation */
     double *f_total;         /* Q − F_int − C ε̇ : what the next half kick applies */
-    uint64_t *node_first;    /* per body: offset into nodes (3 doubles per node) */
-    size_t nnodes;           /* deformed nodes stored */
-    double *nodes;           /* deformed node positions, body frame */
     double *radius0;         /* per body: the undeformed bounding radius */
 } ldem_modal_state;
 
@@ -307,12 +304,14 @@ static inline const ldem_modeset *ldem_world_body_modes(const ldem_world *w, siz
     return w->bodies.modal[i] == LDEM_RIGID ? NULL : w->shapes[w->bodies.shape[i]].modes;
 }
 
-/* Surface node positions of level-set body i in its body frame: the deformed nodes of a
- * deformable body, the shape's nodes otherwise. */
-static inline const double *ldem_world_body_nodes(const ldem_world *w, size_t i)
+/* Surface node k of level-set body i in its body frame: deformed for a deformable body. */
+static inline ldem_vec3 ldem_world_body_node(const ldem_world *w, size_t i, uint64_t k)
 {
-    return w->bodies.modal[i] == LDEM_RIGID ? w->shapes[w->bodies.shape[i]].nodes.position
-                                            : w->modal.nodes + 3 * w->modal.node_first[i];
+    const double *ref = w->shapes[w->bodies.shape[i]].nodes.position;
+    if (w->bodies.modal[i] == LDEM_RIGID)
+        return ldem_vec3_make(ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]);
+    return ldem_modes_deformed_node(w->shapes[w->bodies.shape[i]].modes,
+                                    w->modal.eps + w->bodies.modal[i], ref, k);
 }
 
 /* Release a contact's history cells and springs (the contact's slot stays). */
