@@ -36,6 +36,12 @@ double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
  * gradient ∇φ = (I − J)ᵀ ∇φ0(x_ref), J = ∂u/∂p. No grid-wide update. modes == NULL or
  * eps == NULL gives exactly ldem_lset_sample(ls, p, ...). Returns 1 if x_ref lies inside
  * the grid (0: clamped, not inside). */
+/* A bound on |u(p)| = |Σ εα Φα(p)| over every p, for a grid field (Σ |εα| max|Φα|);
+ * INFINITY for an analytic field. With it, φ through the remap is at least φ0(p) −
+ * √3·bound wherever p and p − u(p) lie in φ0's box (the trilinear φ0 of a signed distance
+ * changes by at most one spacing per spacing along each axis). */
+double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps);
+
 int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
                                const double *eps, ldem_vec3 p, double *phi, ldem_vec3 *grad);
 

@@ -71,6 +71,8 @@ typedef struct ldem_modeset {
     uint64_t nnodes;           /* surface nodes (the NODE count) */
     double *node_values;       /* n × nnodes × 3, mode-major: Φα at node k (body frame) */
     double *node_max;          /* n: max_k |Φα(node k)| (bounds how far a grain grows) */
+    double *field_max;         /* n: max |Φα| over the grid field (bounds the remap's pull
+                                * back anywhere); INFINITY without a grid field */
 
     int field;                 /* enum ldem_mode_field */
     uint32_t dims[3];          /* grid field */

@@ -9,6 +9,8 @@
  * ∇φ = (I − J)ᵀ ∇φ0, so normals turn with the deformation. */
 #include "ldem/levelset.h"
 
+#include <math.h>
+
 #include "ldem/grid.h"
 
 static int all_zero(const ldem_modeset *m, const double *eps)
@@ -17,6 +19,15 @@ static int all_zero(const ldem_modeset *m, const double *eps)
         if (eps[a] != 0.0)
             return 0;
     return 1;
+}
+
+double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps)
+{
+    double u = 0.0;
+    for (uint32_t a = 0; a < modes->n; a++)
+        if (eps[a] != 0.0)
+            u += fabs(eps[a]) * modes->field_max[a];
+    return u;
 }
 
 int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,

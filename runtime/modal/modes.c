@@ -150,6 +150,7 @@ void ldem_modeset_free(ldem_modeset *m)
         return;
     free(m->node_values);
     free(m->node_max);
+    free(m->field_max);
     free(m->grid);
     free(m->analytic);
     free(m->M);
@@ -312,8 +313,10 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
     m->M_chol = malloc(nn * sizeof *m->M_chol);
     m->curves = calloc(n, sizeof *m->curves);
     m->node_max = calloc(n, sizeof *m->node_max);
+    m->field_max = malloc(n * sizeof *m->field_max);
     m->node_values = malloc(3 * (size_t)n * (nnodes ? nnodes : 1) * sizeof *m->node_values);
-    if (!m->M || !m->K || !m->C || !m->M_chol || !m->curves || !m->node_max || !m->node_values)
+    if (!m->M || !m->K || !m->C || !m->M_chol || !m->curves || !m->node_max || !m->field_max ||
+        !m->node_values)
         return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the modes");
     memcpy(m->M, M->a, nn * sizeof *m->M);
     memcpy(m->K, K->a, nn * sizeof *m->K);
@@ -349,6 +352,17 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
         if (!(m->grid = malloc(count * sizeof *m->grid)))
             return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the MODE grid field");
         memcpy(m->grid, modes->grid_values, count * sizeof *m->grid);
+    }
+    /* trilinear interpolation stays within its corners' largest |Φ| (clamped outside) */
+    for (uint32_t a = 0; a < n; a++) {
+        m->field_max[a] = m->field == LDEM_MODE_FIELD_GRID ? 0.0 : INFINITY;
+        if (m->field != LDEM_MODE_FIELD_GRID)
+            continue;
+        const float *g = m->grid + 3 * (size_t)a * (size_t)ngrid;
+        for (uint64_t k = 0; k < ngrid; k++) {
+            double x = g[3 * k], y = g[3 * k + 1], z = g[3 * k + 2];
+            m->field_max[a] = fmax(m->field_max[a], sqrt(x * x + y * y + z * z));
+        }
     }
 
     /* Φ at the nodes: stored values, else the field at the node positions */

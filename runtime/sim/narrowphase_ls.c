@@ -88,6 +88,14 @@ static ldem_vec3 node_at(const double *pos, uint64_t k)
     return ldem_vec3_make(pos[3 * k], pos[3 * k + 1], pos[3 * k + 2]);
 }
 
+/* Nodes deformed on demand: their reference position is within g->slack of the deformed
+ * one, so a test against the reference position widened by the slack rejects most nodes
+ * before the deformation is computed. */
+static int deforms_on_demand(const ldem_ls_grain *g)
+{
+    return !g->position && g->modes && g->eps;
+}
+
 /* Body-frame position of node k: given positions, or deformed on demand from ε (only the
  * nodes a contact visits are ever deformed), or the shape's own. */
 static inline ldem_vec3 grain_node(const ldem_ls_grain *g, uint64_t k)
@@ -185,6 +193,18 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
+    /* A remapped φ is at least φ0 − √3·reach (ldem_levelset_remap_reach): a node whose
+     * rigid φ0 is above that cannot be inside the deformed grain, and the rigid query costs
+     * a quarter of the remap. The margin covers rounding. */
+    double outside = INFINITY;
+    if (into->modes && into->eps && !into->family) {
+        double reach_u = ldem_levelset_remap_reach(into->modes, into->eps);
+        outside = sqrt(3.0) * reach_u * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(into));
+    }
+    const int lazy = deforms_on_demand(from);
+    const double far = reach + from->slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
+    const double far2 = far * far;
+    const double *ref = nodes->position;
     size_t start = h->count;
     for (size_t c = 0; c < groups_of(from); c++) {
         ldem_vec3 gc;
@@ -194,6 +214,12 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
             continue;
         for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
             uint64_t k = group_node(from, j);
+            if (lazy) {
+                double rx = ref[3 * k] - centre.x, ry = ref[3 * k + 1] - centre.y,
+                       rz = ref[3 * k + 2] - centre.z;
+                if (rx * rx + ry * ry + rz * rz >= far2)
+                    continue;
+            }
             ldem_vec3 pk = grain_node(from, k);
             double dx = pk.x - centre.x, dy = pk.y - centre.y, dz = pk.z - centre.z;
             if (dx * dx + dy * dy + dz * dz >= reach2)
@@ -201,6 +227,9 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
             ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
             double phi;
             ldem_vec3 grad;
+            if (outside < INFINITY && ldem_lset_sample(into->lset, p, &phi, NULL) &&
+                phi > outside)
+                continue;
             if (!grain_sample(into, p, &phi, &grad) || !(phi < 0.0))
                 continue;
             ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
@@ -315,6 +344,8 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
     body.normal = ldem_quat_rotate_inv(a->q, w->normal);
     double margin = 1e-9 * (1.0 + ldem_vec3_norm(a->x) + ldem_vec3_norm(w->point) +
                             size_of(a) + w->radius);
+    const int lazy = deforms_on_demand(a);
+    const double widen = a->slack * (1.0 + 1e-9) + margin;
     for (size_t c = 0; c < groups_of(a); c++) {
         ldem_vec3 gc;
         double gr;
@@ -324,6 +355,8 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
+            if (lazy && !(depth_only(&body, node_at(a->nodes->position, k)) + widen > 0.0))
+                continue;
             ldem_vec3 pk = grain_node(a, k);
             if (!(depth_only(&body, pk) + margin > 0.0))
                 continue;
