@@ -120,8 +120,8 @@ ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps,
 void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
                              double *out);
 
-/* Node k of ldem_modes_deform_nodes alone, with the same operations in the same order (so
- * the same bits): the narrow phase deforms only the nodes it visits. */
+/* Node k of ldem_modes_deform_nodes alone (which loops over it): the narrow phase deforms
+ * only the nodes it visits. */
 static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const double *eps,
                                                  const double *ref, uint64_t k)
 {

@@ -9,57 +9,33 @@ the numbers; exits 1 with a one-line reason when the tolerance is missed.
 
 usage: check_bending.py OUTDIR BUNDLE.json [--tol 0.02] [--from 0.1]"""
 import argparse
-import json
 import math
 import os
 import sys
-import xml.etree.ElementTree as ET
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "compaction1"))
+import henzel  # noqa: E402  (probes, frames and bundle facts, shared with the sphere checks)
+
 PROG = "check_bending"
 INDENTER = "indenter"
-SUPPORTS = ("left", "right")
 
 
 def fail(msg):
-    sys.stdout.flush()
-    sys.exit(f"{PROG}: FAIL: {msg}")
-
-
-def read_probes(path):
-    with open(path) as f:
-        lines = [l for l in f if not l.startswith("#")]
-    names = lines[0].rstrip("\n").split("\t")
-    table = np.array([[float(v) for v in l.split("\t")] for l in lines[1:]])
-    return {n: table[:, k] for k, n in enumerate(names)}
-
-
-def bundle_facts(path):
-    with open(path) as f:
-        doc = json.load(f)
-    s = {x["tag"]: x["facts"] for x in doc["files"][0]["bundles"][0]["sections"]}
-    return s["KMAT"]["diagonal"][0], s["MMAT"]["diagonal"][0], s["BODY"]["mass"]
+    henzel.fail(PROG, msg)
 
 
 def peak_overlaps(out, t_peak):
     """Overlap and normal force of each wall contact (keyed by wall index) in the last
     contact frame at or before t_peak."""
-    import vtk
-    from vtk.util.numpy_support import vtk_to_numpy
-    root = ET.parse(os.path.join(out, "contacts.pvd")).getroot()
-    series = [(float(d.get("timestep")), os.path.join(out, d.get("file")))
-              for d in root.iter("DataSet")]
-    series = [s for s in series if s[0] <= t_peak + 1e-9]
+    series = [f for f in henzel.frames(out, "contacts") if f[0] <= t_peak + 1e-9]
     if not series:
         fail(f"no contact frame before t = {t_peak}")
     t, path = series[-1]
-    r = vtk.vtkXMLUnstructuredGridReader()
-    r.SetFileName(path)
-    r.Update()
-    cells = r.GetOutput().GetCellData()
-    j, fn, ov = (vtk_to_numpy(cells.GetArray(n)) for n in ("j", "fn", "overlap"))
-    by_wall = {int(-1 - jj): (o, f) for jj, o, f in zip(j, ov, fn) if jj < 0}
+    c = henzel.cell_arrays(path, ["j", "fn", "overlap"])
+    by_wall = {int(-1 - jj): (o, f) for jj, o, f in zip(c["j"], c["overlap"], c["fn"]) if jj < 0}
     if len(by_wall) != 3:
         fail(f"frame at t = {t}: {len(by_wall)} wall contacts, expected 3")
     return t, by_wall
@@ -73,8 +49,9 @@ def main():
     ap.add_argument("--from", dest="start", type=float, default=0.1)
     a = ap.parse_args()
 
-    col = read_probes(os.path.join(a.out, "probes.tsv"))
-    k_g, m_modal, mass = bundle_facts(a.bundle_json)
+    col = henzel.read_probes(os.path.join(a.out, "probes.tsv"))
+    facts = henzel.bundle_facts(a.bundle_json)
+    k_g, m_modal, mass = facts["K"], facts["M"], facts["mass"]
     force = col[INDENTER + ".fz"]          # the beam pushes the indenter up
     travel = -col[INDENTER + ".dz"]
     end = int(np.argmax(travel >= travel.max() - 1e-12))

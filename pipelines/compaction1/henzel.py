@@ -1,4 +1,4 @@
-"""Shared by the sphere validations of Henzel & Karapiperis §4.2 (compaction1, cubic27):
+"""Shared by Henzel & Karapiperis's validations (bending3pt; the sphere ones, compaction1 and cubic27):
 demrun's probes and frames, the bundle's facts from ldg-info --json, Appendix B's force
 table and the curve the ETAB interpolates from it (PCHIP, as runtime/modal/energy.c)."""
 import json

@@ -625,15 +625,11 @@ ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps,
 void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
                              double *out)
 {
-    size_t count = 3 * (size_t)m->nnodes;
-    memcpy(out, ref, count * sizeof *out);
-    for (uint32_t a = 0; a < m->n; a++) {
-        double e = eps[a];
-        if (e == 0.0)
-            continue;
-        const double *v = m->node_values + (size_t)a * count;
-        for (size_t k = 0; k < count; k++)
-            out[k] += e * v[k];
+    for (uint64_t k = 0; k < m->nnodes; k++) {
+        ldem_vec3 p = ldem_modes_deformed_node(m, eps, ref, k);
+        out[3 * k] = p.x;
+        out[3 * k + 1] = p.y;
+        out[3 * k + 2] = p.z;
     }
 }
 
