@@ -74,3 +74,79 @@ Test(grid, outside_points_are_clamped_and_flagged)
               "the far corner is inside");
     ldem_lset_free(&ls);
 }
+
+/* ldem_lset_lipschitz: each constant is the steepest grid edge along its axis (read here
+ * through the sampler at the nodes), and it bounds the change of the interpolant between
+ * any two points, inside the box or clamped outside it. */
+Test(grid, lipschitz_constants_bound_every_change)
+{
+    ldem_lset ls = make_grid();
+    double lip[3];
+    ldem_lset_lipschitz(&ls, lip);
+    double steepest[3] = {0.0, 0.0, 0.0};
+    for (uint32_t k = 0; k < 6; k++)
+        for (uint32_t j = 0; j < 4; j++)
+            for (uint32_t i = 0; i < 5; i++) {
+                uint32_t at[3] = {i, j, k}, n[3] = {5, 4, 6};
+                double here;
+                ldem_lset_sample(&ls, ldem_lset_node(&ls, i, j, k), &here, NULL);
+                for (int a = 0; a < 3; a++) {
+                    if (at[a] + 1 >= n[a])
+                        continue;
+                    uint32_t next[3] = {i, j, k};
+                    next[a]++;
+                    double there;
+                    ldem_lset_sample(&ls, ldem_lset_node(&ls, next[0], next[1], next[2]), &there,
+                                     NULL);
+                    steepest[a] = fmax(steepest[a], fabs(there - here) / ls.spacing[a]);
+                }
+            }
+    for (int a = 0; a < 3; a++)
+        cr_assert(fabs(lip[a] - steepest[a]) <= 1e-15 * steepest[a], "axis %d: %.17g vs %.17g", a,
+                  lip[a], steepest[a]);
+    uint64_t state = 5;
+    double tightest = INFINITY;
+    for (int trial = 0; trial < 20000; trial++) {
+        double c[6];
+        for (int t = 0; t < 6; t++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            c[t] = (double)(state >> 11) * 0x1.0p-53; /* [0, 1) */
+        }
+        /* the box is [-1, 1] x [0.5, 1.25] x [2, 7]; draw from a box 40 % larger */
+        ldem_vec3 x = ldem_vec3_make(-1.4 + 2.8 * c[0], 0.35 + 1.05 * c[1], 1.0 + 7.0 * c[2]);
+        ldem_vec3 y = trial % 2
+                          ? ldem_vec3_make(-1.4 + 2.8 * c[3], 0.35 + 1.05 * c[4], 1.0 + 7.0 * c[5])
+                          : ldem_vec3_add(x, ldem_vec3_make(0.1 * c[3], -0.05 * c[4], 0.2 * c[5]));
+        double fx, fy;
+        ldem_lset_sample(&ls, x, &fx, NULL);
+        ldem_lset_sample(&ls, y, &fy, NULL);
+        double bound =
+            lip[0] * fabs(x.x - y.x) + lip[1] * fabs(x.y - y.y) + lip[2] * fabs(x.z - y.z);
+        cr_assert(fabs(fx - fy) <= bound * (1.0 + 1e-12) + 1e-14,
+                  "trial %d: change %.17g above the bound %.17g", trial, fabs(fx - fy), bound);
+        if (fabs(fx - fy) > 1e-9)
+            tightest = fmin(tightest, bound / fabs(fx - fy));
+    }
+    cr_log_info("lipschitz (%.4f, %.4f, %.4f): tightest bound/change %.3f", lip[0], lip[1], lip[2],
+                tightest);
+    ldem_lset_free(&ls);
+}
+
+/* A signed distance stored on a grid is 1-Lipschitz along each axis (to float rounding),
+ * and nearly so at its steepest. */
+Test(grid, lipschitz_of_a_signed_distance_is_one)
+{
+    ldem_lset ls = {
+        .dims = {25, 25, 25}, .origin = {-3.0, -3.0, -3.0}, .spacing = {0.25, 0.25, 0.25}};
+    ls.phi = malloc(25 * 25 * 25 * sizeof(float));
+    for (uint32_t k = 0; k < 25; k++)
+        for (uint32_t j = 0; j < 25; j++)
+            for (uint32_t i = 0; i < 25; i++)
+                ls.phi[i + 25 * (j + 25 * k)] =
+                    (float)(ldem_vec3_norm(ldem_lset_node(&ls, i, j, k)) - 2.0);
+    double lip[3];
+    ldem_lset_lipschitz(&ls, lip);
+    for (int a = 0; a < 3; a++)
+        cr_assert(lip[a] > 0.99 && lip[a] <= 1.0 + 1e-6, "axis %d: %.9g", a, lip[a]);
+    ldem_lset_free(&ls);
+}

@@ -288,6 +288,44 @@ Test(levelset_remap, gradient_matches_finite_differences_and_the_world_query)
  * Φmax ≥ |Φ|. The trilinear interpolant of a 1-Lipschitz function has every partial
  * derivative ≤ 1, so |φ(y)| ≤ √3 ε² G Φmax. With k = π/L and |z| ≤ 1 + ε Φmax:
  *   G = sqrt((k² z_max)² + 2k²),   Φmax = sqrt(1 + (k z_max)²). */
+/* ldem_levelset_remap_reach bounds how far the remap moves φ at every point, for any
+ * amplitudes, inside and around the grids; it is zero without deformation and never above
+ * the grain-wide ldem_levelset_remap_reach_max. The narrow phase skips the remap where φ0
+ * is above it, so a bound that were too small would lose contacts. */
+Test(levelset_remap, reach_bounds_the_change_of_phi)
+{
+    ldem_lset ls;
+    sphere_lset(&ls, 0.25);
+    const double diag[2][3] = {{0.25, -0.125, -0.125}, {-0.125, 0.25, 0.0}};
+    stretch s;
+    stretches_make(&s, 2, diag);
+    double lip[3];
+    ldem_lset_lipschitz(&ls, lip);
+    const double zero[2] = {0.0, 0.0};
+    rng_seed(9);
+    double tightest = INFINITY;
+    for (int trial = 0; trial < 20000; trial++) {
+        ldem_vec3 p = ldem_vec3_make(4.5 * uniform(), 4.5 * uniform(), 4.5 * uniform());
+        double eps[2] = {1.5 * uniform(), trial % 5 ? 1.5 * uniform() : 0.0};
+        double phi0, phi;
+        ldem_lset_sample(&ls, p, &phi0, NULL);
+        ldem_levelset_sample_remap(&ls, &s.set, eps, p, &phi, NULL);
+        double reach = ldem_levelset_remap_reach(&s.set, eps, lip, p);
+        double reach_max = ldem_levelset_remap_reach_max(&s.set, eps, lip);
+        cr_assert(fabs(phi - phi0) <= reach * (1.0 + 1e-12) + 1e-14,
+                  "trial %d: phi moved %.17g, reach %.17g", trial, fabs(phi - phi0), reach);
+        cr_assert(reach <= reach_max * (1.0 + 1e-12), "local %.17g above grain-wide %.17g", reach,
+                  reach_max);
+        cr_assert_eq(ldem_levelset_remap_reach(&s.set, zero, lip, p), 0.0);
+        if (fabs(phi - phi0) > 1e-6)
+            tightest = fmin(tightest, reach / fabs(phi - phi0));
+    }
+    cr_assert_eq(ldem_levelset_remap_reach_max(&s.set, zero, lip), 0.0);
+    cr_log_info("remap reach: tightest bound/change %.3f", tightest);
+    ldem_modeset_free(&s.set);
+    ldem_lset_free(&ls);
+}
+
 Test(levelset_remap, cuboid_with_beam_bending_reads_zero_at_deformed_nodes)
 {
     const double half[3] = {8.0, 1.0, 1.0}, h = 0.125, eps = 0.1, L = 16.0;

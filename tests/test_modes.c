@@ -88,7 +88,12 @@ Test(modes, node_values_round_trip)
     ldem_modeset m;
     build_ok(&s, NULL, NULL, NODES, NULL, &m);
     cr_assert_eq(m.field, LDEM_MODE_FIELD_NONE);
-    cr_assert_eq(memcmp(m.node_values, values, sizeof values), 0, "node values changed");
+    /* the section's mode-major values, each exactly, at the modeset's node-major places */
+    for (uint32_t a = 0; a < 2; a++)
+        for (int k = 0; k < NODES; k++)
+            cr_assert_eq(memcmp(ldem_modes_node_value(&m, a, (uint64_t)k),
+                                values + 3 * (a * NODES + k), 3 * sizeof(double)),
+                         0, "node values changed (mode %u node %d)", a, k);
     for (uint32_t a = 0; a < 2; a++) {
         double most = 0.0;
         for (int k = 0; k < NODES; k++) {
@@ -250,7 +255,8 @@ Test(modes, node_values_evaluated_from_the_grid_when_missing)
             double v[3];
             affine(a, pos + 3 * k, v);
             for (int i = 0; i < 3; i++)
-                cr_assert(fabs(m.node_values[3 * (a * NODES + k) + i] - v[i]) <= 1e-12,
+                cr_assert(fabs(ldem_modes_node_value(&m, (uint32_t)a, (uint64_t)k)[i] - v[i]) <=
+                              1e-12,
                           "mode %d node %d", a, k);
         }
     ldem_modeset_free(&m);
@@ -304,7 +310,8 @@ Test(modes, analytic_beam_matches_eq51_and_its_own_finite_differences)
             double v[3];
             beam_by_hand(L[a], axis[a], deflect[a], S[a], t[a], w[a], pos + 3 * k, v);
             for (int i = 0; i < 3; i++)
-                cr_assert(fabs(m.node_values[3 * (a * NODES + k) + i] - v[i]) <= 1e-14,
+                cr_assert(fabs(ldem_modes_node_value(&m, (uint32_t)a, (uint64_t)k)[i] - v[i]) <=
+                              1e-14,
                           "mode %d node %d component %d", a, k, i);
         }
     double worst_value = 0.0, worst_grad = 0.0;
@@ -362,6 +369,114 @@ Test(modes, analytic_displacement_sums_the_modes)
                 cr_assert(fabs(J.m[i][j] - (eps[0] * grad[0].m[i][j] + eps[1] * grad[1].m[i][j])) <=
                           1e-14);
     }
+    ldem_modeset_free(&m);
+}
+
+/* ---- the local displacement bound (block_max) ---- */
+
+/* A ragged grid (cells per axis not multiples of the block) with two random modes and a
+ * third that lives only on the first four grid planes along x. */
+enum { RB_NX = 14, RB_NY = 9, RB_NZ = 11, RB_NP = RB_NX * RB_NY * RB_NZ };
+static const double RB_ORIGIN[3] = {-2.0, -1.0, 0.5}, RB_SPACING[3] = {0.5, 0.25, 0.75};
+
+typedef struct ragged {
+    sections s;
+    float grid[3 * 3 * RB_NP];
+} ragged;
+
+static void ragged_sections(ragged *r)
+{
+    memset(r, 0, sizeof *r);
+    rng_seed(21);
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k < RB_NZ; k++)
+            for (int j = 0; j < RB_NY; j++)
+                for (int i = 0; i < RB_NX; i++) {
+                    size_t idx = i + RB_NX * (j + (size_t)RB_NY * k);
+                    for (int c = 0; c < 3; c++) {
+                        double v = uniform();
+                        if (a == 2)
+                            v = i < 4 ? 3.0 * v : 0.0;
+                        r->grid[3 * ((size_t)a * RB_NP + idx) + c] = (float)v;
+                    }
+                }
+    r->s.modes = (ldem_modes){.count = 3,
+                              .kind = LDEM_MODE_SAMPLED,
+                              .grid_dims = {RB_NX, RB_NY, RB_NZ},
+                              .grid_values = r->grid};
+    memcpy(r->s.modes.grid_origin, RB_ORIGIN, sizeof RB_ORIGIN);
+    memcpy(r->s.modes.grid_spacing, RB_SPACING, sizeof RB_SPACING);
+    sections_matrices(&r->s, 3, (double[]){1, 0, 0, 0, 1, 0, 0, 0, 1},
+                      (double[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
+}
+
+/* b_i(p) ≥ |u_i(p)| everywhere, in and around the box, for any amplitudes; b is no looser
+ * than the grain-wide Σ|εα| max|Φα|; and it is local: far from the only mode that moves,
+ * both u and the bound are exactly zero. */
+Test(modes, displacement_bound_holds_and_is_local)
+{
+    ragged *r = malloc(sizeof *r);
+    cr_assert_not_null(r);
+    ragged_sections(r);
+    ldem_modeset m;
+    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    cr_assert_not_null(m.block_max);
+    cr_assert(m.block_dims[0] == 4 && m.block_dims[1] == 2 && m.block_dims[2] == 3,
+              "blocks %u x %u x %u", m.block_dims[0], m.block_dims[1], m.block_dims[2]);
+    const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
+    double tightest = INFINITY;
+    rng_seed(22);
+    for (int trial = 0; trial < 20000; trial++) {
+        double x[3], eps[3];
+        for (int c = 0; c < 3; c++) {
+            double span = hi[c] - lo[c];
+            x[c] = lo[c] + span * (0.5 + 0.75 * uniform()); /* beyond the box too */
+            eps[c] = trial % 7 == 0 && c == 1 ? 0.0 : 2.0 * uniform();
+        }
+        ldem_vec3 p = ldem_vec3_make(x[0], x[1], x[2]), u;
+        ldem_modes_displacement(&m, eps, p, &u, NULL);
+        ldem_vec3 b = ldem_modes_displacement_bound(&m, eps, p);
+        double ui[3] = {fabs(u.x), fabs(u.y), fabs(u.z)}, bi[3] = {b.x, b.y, b.z};
+        double global = 0.0;
+        for (int a = 0; a < 3; a++)
+            global += fabs(eps[a]) * m.field_max[a];
+        for (int i = 0; i < 3; i++) {
+            cr_assert(ui[i] <= bi[i] * (1.0 + 1e-12) + 1e-300,
+                      "trial %d axis %d: |u| %.17g above the bound %.17g", trial, i, ui[i], bi[i]);
+            cr_assert(bi[i] <= global * (1.0 + 1e-12), "bound above the global one");
+            if (ui[i] > 0.0)
+                tightest = fmin(tightest, bi[i] / ui[i]);
+        }
+        /* x in cells 4 and beyond: blocks 1 to 3, which mode 2 never reaches */
+        if (x[0] >= RB_ORIGIN[0] + 4 * RB_SPACING[0] + 1e-9) {
+            double only2[3] = {0.0, 0.0, eps[2]};
+            ldem_modes_displacement(&m, only2, p, &u, NULL);
+            b = ldem_modes_displacement_bound(&m, only2, p);
+            cr_assert(
+                u.x == 0.0 && u.y == 0.0 && u.z == 0.0 && b.x == 0.0 && b.y == 0.0 && b.z == 0.0,
+                "mode 2 is zero beyond x = %g but the bound is (%g, %g, %g)", x[0], b.x, b.y, b.z);
+        }
+    }
+    cr_log_info("displacement bound: tightest bound/|u| %.3f", tightest);
+    ldem_modeset_free(&m);
+    free(r);
+}
+
+Test(modes, displacement_bound_without_a_grid)
+{
+    sections s;
+    analytic_sections(&s);
+    ldem_modeset m;
+    build_ok(&s, NULL, NULL, 0, NULL, &m);
+    double eps[2] = {0.5, 0.0};
+    ldem_vec3 b = ldem_modes_displacement_bound(&m, eps, ldem_vec3_make(1.0, 0.5, 0.2));
+    cr_assert(isinf(b.x) && isinf(b.y) && isinf(b.z), "an analytic field has no bound");
+    ldem_modeset_free(&m);
+    double values[6] = {1, 2, 3, 4, 5, 6};
+    one_mode(&s, 1.0, 1.0, values, 2);
+    build_ok(&s, NULL, NULL, 2, NULL, &m);
+    b = ldem_modes_displacement_bound(&m, eps, ldem_vec3_make(1.0, 0.5, 0.2));
+    cr_assert(b.x == 0.0 && b.y == 0.0 && b.z == 0.0, "node values only: u is zero off them");
     ldem_modeset_free(&m);
 }
 

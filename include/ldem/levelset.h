@@ -36,12 +36,6 @@ double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
  * gradient ∇φ = (I − J)ᵀ ∇φ0(x_ref), J = ∂u/∂p. No grid-wide update. modes == NULL or
  * eps == NULL gives exactly ldem_lset_sample(ls, p, ...). Returns 1 if x_ref lies inside
  * the grid (0: clamped, not inside). */
-/* A bound on |u(p)| = |Σ εα Φα(p)| over every p, for a grid field (Σ |εα| max|Φα|);
- * INFINITY for an analytic field. With it, φ through the remap is at least φ0(p) −
- * √3·bound wherever p and p − u(p) lie in φ0's box (the trilinear φ0 of a signed distance
- * changes by at most one spacing per spacing along each axis). */
-double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps);
-
 int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
                                const double *eps, ldem_vec3 p, double *phi, ldem_vec3 *grad);
 
@@ -49,6 +43,22 @@ int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
 int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, const double *eps,
                               ldem_vec3 xc, ldem_quat q, ldem_vec3 p, double *phi,
                               ldem_vec3 *grad);
+
+/* How far the remap can move φ at body-frame point p: |φ(p) − φ0(p)| ≤ the returned
+ * Σi lip[i] b_i(p), with lip the grid's Lipschitz constants (ldem_lset_lipschitz) and b the
+ * local displacement bound (ldem_modes_displacement_bound); INFINITY for an analytic field.
+ * A point whose rigid φ0 exceeds it cannot be inside the deformed grain, so a contact test
+ * needs the remap only near the surface. */
+double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
+                                 const double lip[3], ldem_vec3 p);
+/* The same for every point of grid-field block `block` (ldem_modes_block_of), so that a
+ * caller visiting many nearby points computes it once per block. */
+double ldem_levelset_remap_reach_block(const ldem_modeset *modes, const double *eps,
+                                       const double lip[3], size_t block);
+/* The same bound for every p at once (from the modes' field_max): looser, and one number
+ * per grain, so a caller rejects far points with it before asking for the local one. */
+double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
+                                     const double lip[3]);
 
 /* Interpolation along precomputed level sets (§3.1.4): for each mode α, level sets φ_{α,s}
  * of the grain deformed by ε_{α,s} Φα alone, at `nsamples` amplitudes evenly spaced over

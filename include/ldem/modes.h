@@ -69,7 +69,8 @@ void ldem_beam_bending_eval(const ldem_beam_bending *m, const double x[3], doubl
 typedef struct ldem_modeset {
     uint32_t n;                /* modes, ≥ 1 */
     uint64_t nnodes;           /* surface nodes (the NODE count) */
-    double *node_values;       /* n × nnodes × 3, mode-major: Φα at node k (body frame) */
+    double *node_values;       /* nnodes × n × 3, node-major (ldem_modes_node_value): Φα at
+                                * node k (body frame); a node's modes share cache lines */
     double *node_max;          /* n: max_k |Φα(node k)| (bounds how far a grain grows) */
     double *field_max;         /* n: max |Φα| over the grid field (bounds the remap's pull
                                 * back anywhere); INFINITY without a grid field */
@@ -77,7 +78,14 @@ typedef struct ldem_modeset {
     int field;                 /* enum ldem_mode_field */
     uint32_t dims[3];          /* grid field */
     double origin[3], spacing[3];
-    float *grid;               /* n × (nx·ny·nz) × 3, x fastest within a mode */
+    float *grid;               /* (nx·ny·nz) × n × 3, point-major (x fastest), so a query
+                                * finds all modes of a corner together */
+    /* A local bound for the remap's pull back: the grid cells in blocks of
+     * LDEM_MODES_BLOCK_CELLS per axis, and for each block the largest |Φα,i| over its grid
+     * points (its faces included), block-major: block_max[(b × n + α) × 3 + i]. */
+    uint32_t block_dims[3];
+    double block_scale[3];     /* 1 / (spacing × LDEM_MODES_BLOCK_CELLS) */
+    float *block_max;
     ldem_beam_bending *analytic;   /* n descriptors (field == ANALYTIC) */
 
     double *M, *K, *C;         /* n × n, row-major, symmetric */
@@ -113,12 +121,47 @@ int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat
 int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
                             ldem_vec3 *u, ldem_mat3 *J);
 
+/* Grid cells per block edge of block_max: small enough that a block near a contact does not
+ * see the far side's displacements, large enough that the table stays in cache. */
+#define LDEM_MODES_BLOCK_CELLS 4u
+
+/* Per-axis bounds b_i ≥ |u_i(p)| = |Σα εα Φα,i(p)| at p: Σα |εα| × the largest |Φα,i| in
+ * the block of grid cells holding p (trilinear interpolation stays within its corners, and
+ * outside the box the field is its boundary cell's). Zero without a field (u is zero
+ * there), INFINITY for an analytic field. */
+ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps, ldem_vec3 p);
+
+/* The same in two halves, for callers that query many nearby points with one ε: the block
+ * holding p (grid fields only), and the bound over a block. A point within rounding of a
+ * block face may get the block on the other side, whose bound then differs from the true
+ * one by rounding of the far corners' weights (≈ 1e-16 of max|Φ|): callers add a margin. */
+static inline size_t ldem_modes_block_of(const ldem_modeset *m, ldem_vec3 p)
+{
+    const double x[3] = {p.x, p.y, p.z};
+    size_t b = 0;
+    for (int a = 2; a >= 0; a--) {
+        double t = (x[a] - m->origin[a]) * m->block_scale[a];
+        uint32_t last = m->block_dims[a] - 1;
+        uint32_t i = !(t >= 0.0) ? 0u : t >= (double)last ? last : (uint32_t)t;
+        b = b * m->block_dims[a] + i;
+    }
+    return b;
+}
+ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block);
+
 /* Node k's modal displacement Σ εα Φα(node k), from the node values. */
 ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k);
 
 /* out[3k..3k+2] = ref[3k..3k+2] + Σ εα Φα(node k) for every node (body frame). */
 void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
                              double *out);
+
+/* Φα at node k (3 values). The bundle's MODE section is mode-major; the modeset keeps them
+ * node-major because the narrow phase deforms scattered nodes one at a time. */
+static inline const double *ldem_modes_node_value(const ldem_modeset *m, uint32_t a, uint64_t k)
+{
+    return m->node_values + 3 * ((size_t)k * m->n + a);
+}
 
 /* Node k of ldem_modes_deform_nodes alone (which loops over it): the narrow phase deforms
  * only the nodes it visits. */
@@ -130,7 +173,7 @@ static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const do
         double e = eps[a];
         if (e == 0.0)
             continue;
-        const double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+        const double *v = ldem_modes_node_value(m, a, k);
         p[0] += e * v[0];
         p[1] += e * v[1];
         p[2] += e * v[2];

@@ -64,3 +64,21 @@ int ldem_lset_sample(const ldem_lset *ls, ldem_vec3 x, double *phi, ldem_vec3 *g
     }
     return inside;
 }
+
+void ldem_lset_lipschitz(const ldem_lset *ls, double lip[3])
+{
+    const size_t nx = ls->dims[0], ny = ls->dims[1], nz = ls->dims[2];
+    const size_t stride[3] = {1, nx, nx * ny};
+    double steep[3] = {0.0, 0.0, 0.0};
+    for (size_t k = 0; k < nz; k++)
+        for (size_t j = 0; j < ny; j++)
+            for (size_t i = 0; i < nx; i++) {
+                size_t idx = i + nx * (j + ny * k), at[3] = {i, j, k}, n[3] = {nx, ny, nz};
+                for (int a = 0; a < 3; a++)
+                    if (at[a] + 1 < n[a])
+                        steep[a] = fmax(steep[a], fabs((double)ls->phi[idx + stride[a]] -
+                                                       (double)ls->phi[idx]));
+            }
+    for (int a = 0; a < 3; a++)
+        lip[a] = steep[a] / ls->spacing[a];
+}

@@ -21,13 +21,36 @@ static int all_zero(const ldem_modeset *m, const double *eps)
     return 1;
 }
 
-double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps)
+static double weighted(const double lip[3], ldem_vec3 b)
+{
+    return lip[0] * b.x + lip[1] * b.y + lip[2] * b.z;
+}
+
+double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
+                                 const double lip[3], ldem_vec3 p)
+{
+    if (all_zero(modes, eps))
+        return 0.0;
+    return weighted(lip, ldem_modes_displacement_bound(modes, eps, p));
+}
+
+double ldem_levelset_remap_reach_block(const ldem_modeset *modes, const double *eps,
+                                       const double lip[3], size_t block)
+{
+    if (all_zero(modes, eps))
+        return 0.0;
+    return weighted(lip, ldem_modes_block_bound(modes, eps, block));
+}
+
+double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
+                                     const double lip[3])
 {
     double u = 0.0;
     for (uint32_t a = 0; a < modes->n; a++)
         if (eps[a] != 0.0)
             u += fabs(eps[a]) * modes->field_max[a];
-    return u;
+    /* |u_i| ≤ |u| for each axis */
+    return u > 0.0 ? (lip[0] + lip[1] + lip[2]) * u : 0.0;
 }
 
 int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,

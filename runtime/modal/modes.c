@@ -142,7 +142,57 @@ static void generalized_eigen(const double *K, const double *L, uint32_t n, doub
         }
 }
 
+/* Φα at grid point `point` (3 floats): point-major, so that one trilinear query reads each
+ * corner's modes from one place (the bundle's MODE section is mode-major). */
+static inline const float *grid_value(const ldem_modeset *m, uint32_t a, size_t point)
+{
+    return m->grid + 3 * (point * m->n + a);
+}
+
 /* ---- build ---- */
+
+/* block_max (modes.h): block b along an axis covers cells [bB, bB + B − 1], i.e. grid
+ * points bB .. bB + B (the shared faces belong to both neighbours). */
+static int build_block_max(ldem_modeset *m)
+{
+    const uint32_t B = LDEM_MODES_BLOCK_CELLS, n = m->n;
+    size_t blocks = 1;
+    for (int a = 0; a < 3; a++) {
+        uint32_t cells = m->dims[a] - 1;
+        m->block_dims[a] = (cells + B - 1) / B;
+        m->block_scale[a] = 1.0 / (m->spacing[a] * B);
+        blocks *= m->block_dims[a];
+    }
+    if (!(m->block_max = calloc(blocks * n * 3, sizeof *m->block_max)))
+        return -1;
+    const size_t nx = m->dims[0], ny = m->dims[1];
+    for (uint32_t k = 0; k < m->dims[2]; k++)
+        for (uint32_t j = 0; j < ny; j++)
+            for (uint32_t i = 0; i < nx; i++) {
+                /* a grid point on a block face belongs to the blocks on both sides */
+                uint32_t lo[3], hi[3], idx[3] = {i, j, k};
+                for (int a = 0; a < 3; a++) {
+                    uint32_t last = m->block_dims[a] - 1;
+                    lo[a] = idx[a] / B > last ? last : idx[a] / B;
+                    hi[a] = lo[a];
+                    if (idx[a] % B == 0 && idx[a] > 0)
+                        lo[a] = idx[a] / B - 1;
+                }
+                size_t point = i + nx * (j + ny * (size_t)k);
+                for (uint32_t bk = lo[2]; bk <= hi[2]; bk++)
+                    for (uint32_t bj = lo[1]; bj <= hi[1]; bj++)
+                        for (uint32_t bi = lo[0]; bi <= hi[0]; bi++) {
+                            size_t b = bi + m->block_dims[0] * (bj + (size_t)m->block_dims[1] * bk);
+                            for (uint32_t a = 0; a < n; a++) {
+                                const float *v = grid_value(m, a, point);
+                                float *mx = m->block_max + 3 * (b * n + a);
+                                for (int c = 0; c < 3; c++)
+                                    mx[c] = fmaxf(mx[c], fabsf(v[c]));
+                            }
+                        }
+            }
+    return 0;
+}
 
 void ldem_modeset_free(ldem_modeset *m)
 {
@@ -152,6 +202,7 @@ void ldem_modeset_free(ldem_modeset *m)
     free(m->node_max);
     free(m->field_max);
     free(m->grid);
+    free(m->block_max);
     free(m->analytic);
     free(m->M);
     free(m->K);
@@ -224,7 +275,7 @@ static int eval_nodes(ldem_modeset *m, const double *positions)
         ldem_vec3 p = ldem_vec3_make(positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]);
         ldem_modes_eval(m, p, phi, NULL);
         for (uint32_t a = 0; a < m->n; a++) {
-            double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+            double *v = m->node_values + 3 * ((size_t)k * m->n + a);
             v[0] = phi[a].x;
             v[1] = phi[a].y;
             v[2] = phi[a].z;
@@ -351,23 +402,33 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
         size_t count = 3 * (size_t)n * (size_t)ngrid;
         if (!(m->grid = malloc(count * sizeof *m->grid)))
             return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the MODE grid field");
-        memcpy(m->grid, modes->grid_values, count * sizeof *m->grid);
+        for (uint32_t a = 0; a < n; a++)
+            for (uint64_t k = 0; k < ngrid; k++)
+                memcpy(m->grid + 3 * ((size_t)k * n + a),
+                       modes->grid_values + 3 * ((size_t)a * ngrid + k), 3 * sizeof *m->grid);
     }
     /* trilinear interpolation stays within its corners' largest |Φ| (clamped outside) */
     for (uint32_t a = 0; a < n; a++) {
         m->field_max[a] = m->field == LDEM_MODE_FIELD_GRID ? 0.0 : INFINITY;
         if (m->field != LDEM_MODE_FIELD_GRID)
             continue;
-        const float *g = m->grid + 3 * (size_t)a * (size_t)ngrid;
         for (uint64_t k = 0; k < ngrid; k++) {
-            double x = g[3 * k], y = g[3 * k + 1], z = g[3 * k + 2];
+            const float *g = grid_value(m, a, k);
+            double x = g[0], y = g[1], z = g[2];
             m->field_max[a] = fmax(m->field_max[a], sqrt(x * x + y * y + z * z));
         }
     }
 
+    if (m->field == LDEM_MODE_FIELD_GRID && build_block_max(m))
+        return fail(m, err, LDEM_ERR_NOMEM, "out of memory for the MODE grid field");
+
     /* Φ at the nodes: stored values, else the field at the node positions */
     if (modes->nnodes == nnodes && modes->node_values && nnodes) {
-        memcpy(m->node_values, modes->node_values, 3 * (size_t)n * nnodes * sizeof(double));
+        /* the section's mode-major values, transposed to node-major */
+        for (uint32_t a = 0; a < n; a++)
+            for (uint64_t k = 0; k < nnodes; k++)
+                memcpy(m->node_values + 3 * ((size_t)k * n + a),
+                       modes->node_values + 3 * ((size_t)a * nnodes + k), 3 * sizeof(double));
     } else if (nnodes) {
         if (m->field == LDEM_MODE_FIELD_NONE || !node_positions)
             return fail(m, err, LDEM_ERR_INPUT,
@@ -378,7 +439,7 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
     }
     for (uint32_t a = 0; a < n; a++)
         for (uint64_t k = 0; k < nnodes; k++) {
-            const double *v = m->node_values + 3 * ((size_t)a * nnodes + k);
+            const double *v = ldem_modes_node_value(m, a, k);
             double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             if (len > m->node_max[a])
                 m->node_max[a] = len;
@@ -483,7 +544,8 @@ static int locate(double x, double origin, double h, uint32_t n, uint32_t *cell,
 /* The grid cell holding p: its first corner's index, the strides, and the fractions. */
 typedef struct grid_cell {
     size_t base, sy, sz;
-    double f[3], inv[3];
+    double f[3];
+    const double *spacing; /* the grid's, for the gradient */
     int inside;
 } grid_cell;
 
@@ -493,34 +555,31 @@ static void find_cell(const ldem_modeset *m, ldem_vec3 p, grid_cell *gc)
     gc->inside = locate(p.x, m->origin[0], m->spacing[0], m->dims[0], &c[0], &gc->f[0]);
     gc->inside &= locate(p.y, m->origin[1], m->spacing[1], m->dims[1], &c[1], &gc->f[1]);
     gc->inside &= locate(p.z, m->origin[2], m->spacing[2], m->dims[2], &c[2], &gc->f[2]);
-    for (int a = 0; a < 3; a++)
-        gc->inv[a] = 1.0 / m->spacing[a];
+    gc->spacing = m->spacing;
     gc->sy = m->dims[0];
     gc->sz = (size_t)m->dims[0] * m->dims[1];
     gc->base = c[0] + gc->sy * c[1] + gc->sz * c[2];
 }
 
-/* v[k] = Σα coef[α] Φα at the cell's corner k = di + 2dj + 4dk (coef NULL: mode `only`). */
+/* v[k] = Σα coef[α] Φα at the cell's corner k = di + 2dj + 4dk (coef NULL: mode `only`),
+ * summed over α in order for each corner. */
 static void corner_values(const ldem_modeset *m, const grid_cell *gc, const double *coef,
                           uint32_t only, double v[8][3])
 {
-    const size_t np = (size_t)m->dims[0] * m->dims[1] * m->dims[2];
     const size_t offset[8] = {0,      1,          gc->sy,          gc->sy + 1,
                               gc->sz, gc->sz + 1, gc->sz + gc->sy, gc->sz + gc->sy + 1};
     memset(v, 0, 8 * sizeof *v);
     uint32_t first = coef ? 0 : only, last = coef ? m->n : only + 1;
-    for (uint32_t a = first; a < last; a++) {
-        double e = coef ? coef[a] : 1.0;
-        if (e == 0.0)
-            continue;
-        const float *g = m->grid + 3 * ((size_t)a * np + gc->base);
-        for (int k = 0; k < 8; k++) {
-            const float *q = g + 3 * offset[k];
+    for (int k = 0; k < 8; k++)
+        for (uint32_t a = first; a < last; a++) {
+            double e = coef ? coef[a] : 1.0;
+            if (e == 0.0)
+                continue;
+            const float *q = grid_value(m, a, gc->base + offset[k]);
             v[k][0] += e * q[0];
             v[k][1] += e * q[1];
             v[k][2] += e * q[2];
         }
-    }
 }
 
 /* Trilinear interpolation of the corner vectors and its exact gradient within the cell
@@ -528,7 +587,10 @@ static void corner_values(const ldem_modeset *m, const grid_cell *gc, const doub
 static void interpolate(const grid_cell *gc, double v[8][3], ldem_vec3 *u, ldem_mat3 *J)
 {
     const double fx = gc->f[0], fy = gc->f[1], fz = gc->f[2];
-    double out[3];
+    double out[3], inv[3] = {0.0, 0.0, 0.0};
+    if (J)
+        for (int a = 0; a < 3; a++)
+            inv[a] = 1.0 / gc->spacing[a];
     for (int c = 0; c < 3; c++) {
         double vx[4], dx[4]; /* along x, for (dj, dk) = (0,0), (1,0), (0,1), (1,1) */
         for (int r = 0; r < 4; r++) {
@@ -541,9 +603,9 @@ static void interpolate(const grid_cell *gc, double v[8][3], ldem_vec3 *u, ldem_
         if (J) {
             double dxy0 = dx[0] + fy * (dx[1] - dx[0]), dxy1 = dx[2] + fy * (dx[3] - dx[2]);
             double dy0 = vx[1] - vx[0], dy1 = vx[3] - vx[2];
-            J->m[c][0] = (dxy0 + fz * (dxy1 - dxy0)) * gc->inv[0];
-            J->m[c][1] = (dy0 + fz * (dy1 - dy0)) * gc->inv[1];
-            J->m[c][2] = (vy1 - vy0) * gc->inv[2];
+            J->m[c][0] = (dxy0 + fz * (dxy1 - dxy0)) * inv[0];
+            J->m[c][1] = (dy0 + fz * (dy1 - dy0)) * inv[1];
+            J->m[c][2] = (vy1 - vy0) * inv[2];
         }
     }
     *u = ldem_vec3_make(out[0], out[1], out[2]);
@@ -612,11 +674,32 @@ int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 
     return 1;
 }
 
+ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block)
+{
+    const float *mx = m->block_max + 3 * block * m->n;
+    double u[3] = {0.0, 0.0, 0.0};
+    for (uint32_t a = 0; a < m->n; a++) {
+        double e = fabs(eps[a]);
+        for (int i = 0; i < 3; i++)
+            u[i] += e * mx[3 * a + i];
+    }
+    return ldem_vec3_make(u[0], u[1], u[2]);
+}
+
+ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps, ldem_vec3 p)
+{
+    if (m->field == LDEM_MODE_FIELD_ANALYTIC)
+        return ldem_vec3_make(INFINITY, INFINITY, INFINITY);
+    if (m->field != LDEM_MODE_FIELD_GRID)
+        return ldem_vec3_zero();
+    return ldem_modes_block_bound(m, eps, ldem_modes_block_of(m, p));
+}
+
 ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k)
 {
     ldem_vec3 u = ldem_vec3_zero();
     for (uint32_t a = 0; a < m->n; a++) {
-        const double *v = m->node_values + 3 * ((size_t)a * m->nnodes + k);
+        const double *v = ldem_modes_node_value(m, a, k);
         u = ldem_vec3_add(u, ldem_vec3_scale(ldem_vec3_make(v[0], v[1], v[2]), eps[a]));
     }
     return u;

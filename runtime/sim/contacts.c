@@ -261,6 +261,8 @@ static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
         g.modes = sh->modes;
         g.eps = w->modal.eps + b->modal[i];
         g.family = sh->family;
+        if (sh->has_lipschitz)
+            g.lipschitz = sh->lset_lipschitz;
     }
     return g;
 }
@@ -280,7 +282,7 @@ static void project_force(const ldem_world *w, uint32_t body, uint64_t node, lde
     ldem_vec3 fb = ldem_quat_rotate_inv(b->q[body], f);
     if (node != LDEM_NO_NODES) {
         for (uint32_t a = 0; a < ms->n; a++) {
-            const double *v = ms->node_values + 3 * ((size_t)a * ms->nnodes + node);
+            const double *v = ldem_modes_node_value(ms, a, node);
             gen[a] += v[0] * fb.x + v[1] * fb.y + v[2] * fb.z;
         }
         return;

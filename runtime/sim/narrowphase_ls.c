@@ -193,14 +193,19 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
-    /* A remapped φ is at least φ0 − √3·reach (ldem_levelset_remap_reach): a node whose
-     * rigid φ0 is above that cannot be inside the deformed grain, and the rigid query costs
-     * a quarter of the remap. The margin covers rounding. */
-    double outside = INFINITY;
-    if (into->modes && into->eps && !into->family) {
-        double reach_u = ldem_levelset_remap_reach(into->modes, into->eps);
-        outside = sqrt(3.0) * reach_u * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(into));
-    }
+    /* A node whose rigid φ0 is above ldem_levelset_remap_reach cannot be inside the deformed
+     * grain, and the rigid query costs a fraction of the remap (which must also evaluate
+     * the modes). The margin covers rounding. */
+    const int remap_filter = into->modes && into->eps && !into->family && into->lipschitz &&
+                             into->modes->field == LDEM_MODE_FIELD_GRID;
+    const double rounding = 1e-9 * (1.0 + size_of(into));
+    const double reach_max =
+        remap_filter ? ldem_levelset_remap_reach_max(into->modes, into->eps, into->lipschitz) *
+                               (1.0 + 1e-9) + rounding
+                     : INFINITY;
+    /* the local reach of the last block visited: a cluster's nodes mostly share one */
+    size_t block = SIZE_MAX;
+    double block_reach = INFINITY;
     const int lazy = deforms_on_demand(from);
     const double far = reach + from->slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
     const double far2 = far * far;
@@ -227,11 +232,31 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
             ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
             double phi;
             ldem_vec3 grad;
-            if (outside < INFINITY && ldem_lset_sample(into->lset, p, &phi, NULL) &&
-                phi > outside)
+            if (remap_filter) {
+                double phi0;
+                ldem_lset_sample(into->lset, p, &phi0, NULL);
+                /* the grain-wide bound first: it is one number, the local one a lookup */
+                if (phi0 > reach_max)
+                    continue;
+                if (phi0 > rounding) {
+                    size_t b = ldem_modes_block_of(into->modes, p);
+                    if (b != block) {
+                        block = b;
+                        block_reach = ldem_levelset_remap_reach_block(
+                                          into->modes, into->eps, into->lipschitz, b) *
+                                          (1.0 + 1e-9) +
+                                      rounding;
+                    }
+                    if (phi0 > block_reach)
+                        continue;
+                }
+            }
+            /* φ alone first: most nodes that get this far are still outside, and the
+             * gradient (and for a deformed grain the modes' Jacobian) is wanted only for
+             * the hits. φ is the same with or without it. */
+            if (!grain_sample(into, p, &phi, NULL) || !(phi < 0.0))
                 continue;
-            if (!grain_sample(into, p, &phi, &grad) || !(phi < 0.0))
-                continue;
+            grain_sample(into, p, &phi, &grad);
             ldem_vec3 n = ldem_vec3_normalize(apply(&into_world, grad));
             ldem_vec3 world = ldem_vec3_add(from->x, apply(&from_world, pk));
             int rc = push_hit(h, side | (uint32_t)k, -phi, nodes->area[k], world,

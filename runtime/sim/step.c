@@ -1,5 +1,6 @@
 /* step.c — one time step of the world (ldem/sim/step.h) and the energy measurements. */
 #include "ldem/sim/step.h"
+#include "ldem/grid.h"
 #include "ldem/sim/node_clusters.h"
 
 #include <math.h>
@@ -53,9 +54,14 @@ static int ensure_work(ldem_world *w, ldem_err *err)
     }
     ldem_step_work *k = w->work;
     size_t n = w->bodies.count;
-    /* Node clusters of every shape with nodes, once (the shapes never change). */
+    /* Node clusters of every shape with nodes and the Lipschitz constants of every shape
+     * with modes, once (the shapes never change). */
     for (size_t s = 0; s < w->nshapes; s++) {
         ldem_shape *sh = &w->shapes[s];
+        if (sh->modes && !sh->has_lipschitz) {
+            ldem_lset_lipschitz(&sh->lset, sh->lset_lipschitz);
+            sh->has_lipschitz = 1;
+        }
         if (sh->clusters || !sh->nodes.count)
             continue;
         if (!(sh->clusters = malloc(sizeof *sh->clusters)))

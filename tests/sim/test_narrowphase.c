@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldem/grid.h"
 #include "ldem/levelset.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/node_clusters.h"
@@ -731,7 +732,7 @@ Test(narrowphase, patch_flat_face_capped)
 
 static void assert_same_hits(const ldem_hits *x, const ldem_hits *y, const char *what)
 {
-    cr_assert_eq(x->count, y->count, "%s: %zu hits with clusters, %zu without", what,
+    cr_assert_eq(x->count, y->count, "%s: %zu hits with, %zu without", what,
                  x->count, y->count);
     for (size_t k = 0; k < x->count; k++) {
         const ldem_node_hit *a = &x->hit[k], *b = &y->hit[k];
@@ -849,6 +850,75 @@ Test(narrowphase, clusters_change_no_hit)
     ldem_hits_free(&with);
     ldem_hits_free(&without);
     free(moved);
+    ldem_node_clusters_free(&cb);
+    ldem_node_clusters_free(&cs);
+    ldem_world_free(&w);
+}
+
+/* A deformed grain posed as demrun poses it: nodes deformed on demand, the bounding radius
+ * and the clusters' slack grown by the largest node displacement. */
+static ldem_ls_grain deformed_grain(const ldem_world *w, uint32_t shape, ldem_vec3 x, ldem_quat q,
+                                    const double *eps, const ldem_node_clusters *clusters)
+{
+    const ldem_shape *sh = &w->shapes[shape];
+    ldem_ls_grain g = grain_of(w, shape, x, q);
+    g.modes = sh->modes;
+    g.eps = eps;
+    g.clusters = clusters;
+    g.slack = fabs(eps[0]) * sh->modes->node_max[0] * (1.0 + 1e-12);
+    g.radius += g.slack;
+    return g;
+}
+
+/* The remap filter (a node's rigid φ0 above ldem_levelset_remap_reach is not inside the
+ * deformed grain) skips remaps only: hits with it equal hits without it, bit for bit, for
+ * pairs of deformed grains in either role, compressed or stretched. */
+Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_LINEAR);
+    uint32_t big = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
+    uint32_t small = wf_add_ls_sphere_shape(&w, 0.7, 0.04, 3);
+    const double squash[3][3] = {{-1.0, 0.0, 0.0}, {0.0, 0.3, 0.0}, {0.0, 0.0, 0.3}};
+    const double shear[3][3] = {{0.2, 0.5, 0.0}, {0.5, -0.4, 0.1}, {0.0, 0.1, 0.2}};
+    wf_give_affine_mode(&w, big, squash, 1.0, 1.0, NULL);
+    wf_give_affine_mode(&w, small, shear, 1.0, 1.0, NULL);
+    ldem_node_clusters cb, cs;
+    ldem_err err;
+    cr_assert_eq(ldem_node_clusters_build(&w.shapes[big].nodes, &cb, &err), LDEM_OK);
+    cr_assert_eq(ldem_node_clusters_build(&w.shapes[small].nodes, &cs, &err), LDEM_OK);
+    double lip_big[3], lip_small[3];
+    ldem_lset_lipschitz(&w.shapes[big].lset, lip_big);
+    ldem_lset_lipschitz(&w.shapes[small].lset, lip_small);
+    ldem_hits with = {0}, without = {0};
+    size_t total = 0;
+    uint64_t rng = 91;
+    for (int pose = 0; pose < 40; pose++) {
+        double ea[1] = {0.3 * uniform(&rng) - 0.15}, eb[1] = {0.3 * uniform(&rng) - 0.15};
+        double overlap = 0.25 * uniform(&rng);
+        ldem_vec3 xa = ldem_vec3_make(uniform(&rng), uniform(&rng), uniform(&rng));
+        ldem_vec3 xb = ldem_vec3_axpy(1.7 - overlap, random_direction(&rng), xa);
+        ldem_ls_grain a = deformed_grain(&w, big, xa, random_rotation(&rng), ea, &cb);
+        ldem_ls_grain b = deformed_grain(&w, small, xb, random_rotation(&rng), eb, &cs);
+        ldem_ls_grain af = a, bf = b;
+        af.lipschitz = lip_big;
+        bf.lipschitz = lip_small;
+        cr_assert_eq(ldem_ls_pair_hits(&af, &bf, &with, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_ls_pair_hits(&a, &b, &without, &err), LDEM_OK, "%s", err.msg);
+        assert_same_hits(&with, &without, "deformed pair");
+        total += with.count;
+        /* one rigid, one deformed: the filter acts on the deformed side only */
+        ldem_ls_grain rigid = grain_of(&w, small, xb, b.q);
+        rigid.clusters = &cs;
+        cr_assert_eq(ldem_ls_pair_hits(&af, &rigid, &with, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_ls_pair_hits(&a, &rigid, &without, &err), LDEM_OK, "%s", err.msg);
+        assert_same_hits(&with, &without, "deformed and rigid");
+        total += with.count;
+    }
+    cr_log_info("remap filter: %zu hits over 40 poses, identical without it", total);
+    cr_assert_gt(total, 2000u, "the poses must produce hits to compare");
+    ldem_hits_free(&with);
+    ldem_hits_free(&without);
     ldem_node_clusters_free(&cb);
     ldem_node_clusters_free(&cs);
     ldem_world_free(&w);

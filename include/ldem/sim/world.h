@@ -87,6 +87,10 @@ typedef struct ldem_shape {
     /* The nodes in small spatial clusters for the narrow phase (ldem/sim/node_clusters.h):
      * built by the first step's preparation, malloc'd and owned by the world. */
     struct ldem_node_clusters *clusters;
+    /* The level set's per-axis Lipschitz constants (ldem_lset_lipschitz), which bound how
+     * far the remap moves φ: set with the clusters for a shape with modes. */
+    double lset_lipschitz[3];
+    int has_lipschitz;
 } ldem_shape;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
