@@ -326,6 +326,79 @@ Test(levelset_remap, reach_bounds_the_change_of_phi)
     ldem_lset_free(&ls);
 }
 
+/* ldem_levelset_remap_drop bounds how far the remap lowers φ at every point of its blocks,
+ * for amplitudes whose pull back is shorter and longer than the slopes' reach; it is never
+ * above the Lipschitz reach, and under a compression it is negative (φ must rise) at a
+ * good share of the points near the surface: the sign the Lipschitz bound throws away. */
+Test(levelset_remap, drop_bounds_the_decrease_of_phi)
+{
+    ldem_lset ls;
+    sphere_lset(&ls, 0.25);
+    const double diag[2][3] = {{0.25, -0.125, -0.125}, {-0.125, 0.25, 0.0}};
+    stretch s;
+    stretches_make(&s, 2, diag);
+    double lip[3];
+    ldem_lset_lipschitz(&ls, lip);
+    ldem_lset_slopes sl;
+    ldem_err err;
+    cr_assert_eq(ldem_lset_slopes_build(&ls, &sl, &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(sl.reach, 0.25, "one cell");
+    rng_seed(13);
+    int long_pullback = 0;
+    for (int trial = 0; trial < 40000; trial++) {
+        ldem_vec3 p = ldem_vec3_make(4.5 * uniform(), 4.5 * uniform(), 4.5 * uniform());
+        double amp = trial % 4 ? 0.2 : 2.0;
+        double eps[2] = {amp * uniform(), amp * uniform()};
+        double phi0, phi;
+        ldem_lset_sample(&ls, p, &phi0, NULL);
+        ldem_levelset_sample_remap(&ls, &s.set, eps, p, &phi, NULL);
+        size_t lb = ldem_lset_slopes_block(&sl, p), mb = ldem_modes_block_of(&s.set, p);
+        double drop = ldem_levelset_remap_drop(&sl, lip, &s.set, eps, lb, mb);
+        double plain = ldem_levelset_remap_drop(NULL, lip, &s.set, eps, lb, mb);
+        cr_assert(phi0 - phi <= drop + fabs(drop) * 1e-12 + 1e-14,
+                  "trial %d: phi dropped %.17g, bound %.17g", trial, phi0 - phi, drop);
+        cr_assert(drop <= plain * (1.0 + 1e-12) + 1e-15, "sign-aware %.17g above Lipschitz %.17g",
+                  drop, plain);
+        cr_assert(plain <= ldem_levelset_remap_reach(&s.set, eps, lip, p) * (1.0 + 1e-12) + 1e-15,
+                  "the block's range is no looser than the block's bound");
+        long_pullback += drop == plain;
+    }
+    cr_assert_gt(long_pullback, 0, "long pull backs must take the Lipschitz bound");
+    /* the sign: squeezed along x (mode 0, ε < 0), the +x cap moves inwards and φ just
+     * outside it can only rise. The MODE blocks are 2 wide ([2, 4] holds the points); the
+     * level set gets a box whose edge is not next to the cap (clamping there would admit a
+     * zero slope). */
+    ldem_lset wide;
+    lset_make(&wide, (double[]){-4.5, -4.5, -4.5}, 0.25, (uint32_t[]){37, 37, 37}, sphere_phi,
+              &SPHERE_R);
+    ldem_lset_slopes wsl;
+    cr_assert_eq(ldem_lset_slopes_build(&wide, &wsl, &err), LDEM_OK, "%s", err.msg);
+    double wlip[3];
+    ldem_lset_lipschitz(&wide, wlip);
+    const double squeeze[2] = {-0.15, 0.0};
+    int cap = 0, rising = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        ldem_vec3 p = ldem_vec3_make(2.2 + 0.15 * uniform(), 0.4 * uniform(), 0.4 * uniform());
+        size_t lb = ldem_lset_slopes_block(&wsl, p), mb = ldem_modes_block_of(&s.set, p);
+        double drop = ldem_levelset_remap_drop(&wsl, wlip, &s.set, squeeze, lb, mb);
+        double phi0, phi;
+        ldem_lset_sample(&wide, p, &phi0, NULL);
+        ldem_levelset_sample_remap(&wide, &s.set, squeeze, p, &phi, NULL);
+        cr_assert(phi0 - phi <= drop + fabs(drop) * 1e-12 + 1e-14);
+        cap++;
+        rising += drop < 0.0;
+    }
+    ldem_lset_slopes_free(&wsl);
+    ldem_lset_free(&wide);
+    cr_log_info("remap drop: Lipschitz fallback %d of 40000; negative (phi must rise) at %d of "
+                "%d points off a squeezed cap",
+                long_pullback, rising, cap);
+    cr_assert_gt(rising, cap / 2, "the sign-aware bound must see phi rise off a squeezed cap");
+    ldem_lset_slopes_free(&sl);
+    ldem_modeset_free(&s.set);
+    ldem_lset_free(&ls);
+}
+
 Test(levelset_remap, cuboid_with_beam_bending_reads_zero_at_deformed_nodes)
 {
     const double half[3] = {8.0, 1.0, 1.0}, h = 0.125, eps = 0.1, L = 16.0;

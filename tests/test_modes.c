@@ -372,7 +372,7 @@ Test(modes, analytic_displacement_sums_the_modes)
     ldem_modeset_free(&m);
 }
 
-/* ---- the local displacement bound (block_max) ---- */
+/* ---- the local displacement bound (block_lo, block_hi) ---- */
 
 /* A ragged grid (cells per axis not multiples of the block) with two random modes and a
  * third that lives only on the first four grid planes along x. */
@@ -410,7 +410,8 @@ static void ragged_sections(ragged *r)
                       (double[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
 }
 
-/* b_i(p) ≥ |u_i(p)| everywhere, in and around the box, for any amplitudes; b is no looser
+/* b_i(p) ≥ |u_i(p)| and u_i(p) within its block's range everywhere, in and around the box,
+ * for any amplitudes; b is no looser
  * than the grain-wide Σ|εα| max|Φα|; and it is local: far from the only mode that moves,
  * both u and the bound are exactly zero. */
 Test(modes, displacement_bound_holds_and_is_local)
@@ -420,7 +421,7 @@ Test(modes, displacement_bound_holds_and_is_local)
     ragged_sections(r);
     ldem_modeset m;
     build_ok(&r->s, NULL, NULL, 0, NULL, &m);
-    cr_assert_not_null(m.block_max);
+    cr_assert(m.block_lo && m.block_hi);
     cr_assert(m.block_dims[0] == 4 && m.block_dims[1] == 2 && m.block_dims[2] == 3,
               "blocks %u x %u x %u", m.block_dims[0], m.block_dims[1], m.block_dims[2]);
     const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
@@ -435,7 +436,11 @@ Test(modes, displacement_bound_holds_and_is_local)
         }
         ldem_vec3 p = ldem_vec3_make(x[0], x[1], x[2]), u;
         ldem_modes_displacement(&m, eps, p, &u, NULL);
-        ldem_vec3 b = ldem_modes_displacement_bound(&m, eps, p);
+        ldem_vec3 b = ldem_modes_displacement_bound(&m, eps, p), lo, hi;
+        ldem_modes_block_range(&m, eps, ldem_modes_block_of(&m, p), &lo, &hi);
+        cr_assert(lo.x <= u.x + 1e-12 && u.x <= hi.x + 1e-12 && lo.y <= u.y + 1e-12 &&
+                      u.y <= hi.y + 1e-12 && lo.z <= u.z + 1e-12 && u.z <= hi.z + 1e-12,
+                  "trial %d: u outside its block's range", trial);
         double ui[3] = {fabs(u.x), fabs(u.y), fabs(u.z)}, bi[3] = {b.x, b.y, b.z};
         double global = 0.0;
         for (int a = 0; a < 3; a++)

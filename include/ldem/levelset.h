@@ -9,6 +9,7 @@
 #ifndef LDEM_LEVELSET_H
 #define LDEM_LEVELSET_H
 
+#include "ldem/err.h"
 #include "ldem/modes.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
@@ -51,14 +52,51 @@ int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, co
  * needs the remap only near the surface. */
 double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
                                  const double lip[3], ldem_vec3 p);
-/* The same for every point of grid-field block `block` (ldem_modes_block_of), so that a
- * caller visiting many nearby points computes it once per block. */
-double ldem_levelset_remap_reach_block(const ldem_modeset *modes, const double *eps,
-                                       const double lip[3], size_t block);
 /* The same bound for every p at once (from the modes' field_max): looser, and one number
  * per grain, so a caller rejects far points with it before asking for the local one. */
 double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
                                      const double lip[3]);
+
+/* A sharper, sign-aware bound for the remap filter. Along the pull back from p to
+ * p − u(p), φ(p) − φ0(p) = −∫ ∇φ0 · u, so φ can only drop by Σi max(∂iφ0 · u_i) with
+ * ∂iφ0 over the cells the segment can cross and u_i over the MODE block of p. Where a
+ * compressed grain's surface moves inwards (u against ∇φ0) φ can only rise, and most
+ * nodes near the contact need no remap at all; the Lipschitz reach ignores that sign.
+ * The slopes: the level-set grid in blocks of LDEM_MODES_BLOCK_CELLS cells per axis; for
+ * each block, the range of every cell edge slope Δφ/h along each axis over the block's
+ * cells and one layer of cells around them (0 included where that layer reaches the box's
+ * edge, where clamping flattens φ). A pull back shorter than `reach` (one cell) that starts
+ * in a block stays in those cells. */
+typedef struct ldem_lset_slopes {
+    uint32_t block_dims[3];
+    double origin[3], block_scale[3]; /* 1 / (spacing × LDEM_MODES_BLOCK_CELLS) */
+    double reach;                     /* the shortest cell edge */
+    double *lo, *hi;                  /* 3 per block */
+} ldem_lset_slopes;
+
+int ldem_lset_slopes_build(const ldem_lset *ls, ldem_lset_slopes *out, ldem_err *err);
+void ldem_lset_slopes_free(ldem_lset_slopes *s);
+/* The block of s holding body-frame point p (clamped to the box); inline, it runs per
+ * node. */
+static inline size_t ldem_lset_slopes_block(const ldem_lset_slopes *s, ldem_vec3 p)
+{
+    const double x[3] = {p.x, p.y, p.z};
+    size_t b = 0;
+    for (int a = 2; a >= 0; a--) {
+        double t = (x[a] - s->origin[a]) * s->block_scale[a];
+        uint32_t last = s->block_dims[a] - 1;
+        uint32_t i = !(t >= 0.0) ? 0u : t >= (double)last ? last : (uint32_t)t;
+        b = b * s->block_dims[a] + i;
+    }
+    return b;
+}
+/* The largest possible drop φ0(p) − φ(p) of the remapped φ at any point p whose level-set
+ * block is `lset_block` and whose MODE block is `mode_block` (ldem_modes_block_of), for a
+ * grid field; negative when φ must rise. With the slopes when the pull back is shorter
+ * than s->reach, else (or s NULL) the Lipschitz bound Σi lip[i] max|u_i| over the block. */
+double ldem_levelset_remap_drop(const ldem_lset_slopes *s, const double lip[3],
+                                const ldem_modeset *modes, const double *eps, size_t lset_block,
+                                size_t mode_block);
 
 /* Interpolation along precomputed level sets (§3.1.4): for each mode α, level sets φ_{α,s}
  * of the grain deformed by ε_{α,s} Φα alone, at `nsamples` amplitudes evenly spaced over

@@ -80,12 +80,13 @@ typedef struct ldem_modeset {
     double origin[3], spacing[3];
     float *grid;               /* (nx·ny·nz) × n × 3, point-major (x fastest), so a query
                                 * finds all modes of a corner together */
-    /* A local bound for the remap's pull back: the grid cells in blocks of
-     * LDEM_MODES_BLOCK_CELLS per axis, and for each block the largest |Φα,i| over its grid
-     * points (its faces included), block-major: block_max[(b × n + α) × 3 + i]. */
+    /* Local bounds for the remap's pull back: the grid cells in blocks of
+     * LDEM_MODES_BLOCK_CELLS per axis, and for each block the smallest and largest Φα,i
+     * over its grid points (its faces included), block-major:
+     * block_lo[(b × n + α) × 3 + i]. */
     uint32_t block_dims[3];
     double block_scale[3];     /* 1 / (spacing × LDEM_MODES_BLOCK_CELLS) */
-    float *block_max;
+    float *block_lo, *block_hi;
     ldem_beam_bending *analytic;   /* n descriptors (field == ANALYTIC) */
 
     double *M, *K, *C;         /* n × n, row-major, symmetric */
@@ -148,6 +149,9 @@ static inline size_t ldem_modes_block_of(const ldem_modeset *m, ldem_vec3 p)
     return b;
 }
 ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block);
+/* The range of each u_i = Σα εα Φα,i over a block: lo_i ≤ u_i(p) ≤ hi_i for p in it. */
+void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
+                            ldem_vec3 *lo, ldem_vec3 *hi);
 
 /* Node k's modal displacement Σ εα Φα(node k), from the node values. */
 ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k);
@@ -163,22 +167,30 @@ static inline const double *ldem_modes_node_value(const ldem_modeset *m, uint32_
     return m->node_values + 3 * ((size_t)k * m->n + a);
 }
 
-/* Node k of ldem_modes_deform_nodes alone (which loops over it): the narrow phase deforms
- * only the nodes it visits. */
-static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const double *eps,
-                                                 const double *ref, uint64_t k)
+/* ref + Σα εα values[3α..3α+2] (n modes), the arithmetic of every deformed node: copies of
+ * the node values kept elsewhere (node clusters) give the same bits through it. */
+static inline ldem_vec3 ldem_modes_deform_point(const double *ref, const double *values,
+                                                const double *eps, uint32_t n)
 {
-    double p[3] = {ref[3 * k], ref[3 * k + 1], ref[3 * k + 2]};
-    for (uint32_t a = 0; a < m->n; a++) {
+    double p[3] = {ref[0], ref[1], ref[2]};
+    for (uint32_t a = 0; a < n; a++) {
         double e = eps[a];
         if (e == 0.0)
             continue;
-        const double *v = ldem_modes_node_value(m, a, k);
+        const double *v = values + 3 * a;
         p[0] += e * v[0];
         p[1] += e * v[1];
         p[2] += e * v[2];
     }
     return ldem_vec3_make(p[0], p[1], p[2]);
+}
+
+/* Node k of ldem_modes_deform_nodes alone (which loops over it): the narrow phase deforms
+ * only the nodes it visits. */
+static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const double *eps,
+                                                 const double *ref, uint64_t k)
+{
+    return ldem_modes_deform_point(ref + 3 * k, ldem_modes_node_value(m, 0, k), eps, m->n);
 }
 
 /* Internal force F_int(ε) (n values, may be NULL) and elastic energy U(ε) (may be NULL).

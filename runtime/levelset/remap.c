@@ -34,14 +34,6 @@ double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
     return weighted(lip, ldem_modes_displacement_bound(modes, eps, p));
 }
 
-double ldem_levelset_remap_reach_block(const ldem_modeset *modes, const double *eps,
-                                       const double lip[3], size_t block)
-{
-    if (all_zero(modes, eps))
-        return 0.0;
-    return weighted(lip, ldem_modes_block_bound(modes, eps, block));
-}
-
 double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
                                      const double lip[3])
 {

@@ -163,8 +163,14 @@ static int build_block_max(ldem_modeset *m)
         m->block_scale[a] = 1.0 / (m->spacing[a] * B);
         blocks *= m->block_dims[a];
     }
-    if (!(m->block_max = calloc(blocks * n * 3, sizeof *m->block_max)))
+    m->block_lo = malloc(blocks * n * 3 * sizeof *m->block_lo);
+    m->block_hi = malloc(blocks * n * 3 * sizeof *m->block_hi);
+    if (!m->block_lo || !m->block_hi)
         return -1;
+    for (size_t k = 0; k < blocks * n * 3; k++) {
+        m->block_lo[k] = INFINITY;
+        m->block_hi[k] = -INFINITY;
+    }
     const size_t nx = m->dims[0], ny = m->dims[1];
     for (uint32_t k = 0; k < m->dims[2]; k++)
         for (uint32_t j = 0; j < ny; j++)
@@ -185,9 +191,12 @@ static int build_block_max(ldem_modeset *m)
                             size_t b = bi + m->block_dims[0] * (bj + (size_t)m->block_dims[1] * bk);
                             for (uint32_t a = 0; a < n; a++) {
                                 const float *v = grid_value(m, a, point);
-                                float *mx = m->block_max + 3 * (b * n + a);
-                                for (int c = 0; c < 3; c++)
-                                    mx[c] = fmaxf(mx[c], fabsf(v[c]));
+                                float *lo = m->block_lo + 3 * (b * n + a);
+                                float *hi = m->block_hi + 3 * (b * n + a);
+                                for (int c = 0; c < 3; c++) {
+                                    lo[c] = fminf(lo[c], v[c]);
+                                    hi[c] = fmaxf(hi[c], v[c]);
+                                }
                             }
                         }
             }
@@ -202,7 +211,8 @@ void ldem_modeset_free(ldem_modeset *m)
     free(m->node_max);
     free(m->field_max);
     free(m->grid);
-    free(m->block_max);
+    free(m->block_lo);
+    free(m->block_hi);
     free(m->analytic);
     free(m->M);
     free(m->K);
@@ -676,14 +686,32 @@ int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 
 
 ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block)
 {
-    const float *mx = m->block_max + 3 * block * m->n;
+    const float *lo = m->block_lo + 3 * block * m->n, *hi = m->block_hi + 3 * block * m->n;
     double u[3] = {0.0, 0.0, 0.0};
     for (uint32_t a = 0; a < m->n; a++) {
         double e = fabs(eps[a]);
         for (int i = 0; i < 3; i++)
-            u[i] += e * mx[3 * a + i];
+            u[i] += e * fmaxf(-lo[3 * a + i], hi[3 * a + i]);
     }
     return ldem_vec3_make(u[0], u[1], u[2]);
+}
+
+void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
+                            ldem_vec3 *lo_out, ldem_vec3 *hi_out)
+{
+    const float *lo = m->block_lo + 3 * block * m->n, *hi = m->block_hi + 3 * block * m->n;
+    double l[3] = {0.0, 0.0, 0.0}, h[3] = {0.0, 0.0, 0.0};
+    for (uint32_t a = 0; a < m->n; a++) {
+        double e = eps[a];
+        for (int i = 0; i < 3; i++) {
+            /* ε < 0 swaps the ends (plain comparisons: this is the filter's inner loop) */
+            double x = e * lo[3 * a + i], y = e * hi[3 * a + i];
+            l[i] += x < y ? x : y;
+            h[i] += x < y ? y : x;
+        }
+    }
+    *lo_out = ldem_vec3_make(l[0], l[1], l[2]);
+    *hi_out = ldem_vec3_make(h[0], h[1], h[2]);
 }
 
 ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps, ldem_vec3 p)

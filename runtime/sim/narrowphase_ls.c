@@ -96,15 +96,29 @@ static int deforms_on_demand(const ldem_ls_grain *g)
     return !g->position && g->modes && g->eps;
 }
 
-/* Body-frame position of node k: given positions, or deformed on demand from ε (only the
- * nodes a contact visits are ever deformed), or the shape's own. */
-static inline ldem_vec3 grain_node(const ldem_ls_grain *g, uint64_t k)
+/* Body-frame position of node k, the j-th of the visiting order (j == k without clusters):
+ * given positions, or deformed on demand from ε (only the nodes a contact visits are ever
+ * deformed), or the shape's own; read from the clusters' copies in visiting order when
+ * they are there (the same values, so the same bits). */
+static inline ldem_vec3 grain_node(const ldem_ls_grain *g, uint64_t j, uint64_t k)
 {
+    const ldem_node_clusters *c = g->clusters;
     if (g->position)
         return node_at(g->position, k);
-    if (g->modes && g->eps)
+    if (g->modes && g->eps) {
+        uint32_t n = g->modes->n;
+        if (c && c->mode_values && c->nmodes == n)
+            return ldem_modes_deform_point(c->position + 3 * j, c->mode_values + 3 * n * j,
+                                           g->eps, n);
         return ldem_modes_deformed_node(g->modes, g->eps, g->nodes->position, k);
-    return node_at(g->nodes->position, k);
+    }
+    return c ? node_at(c->position, j) : node_at(g->nodes->position, k);
+}
+
+/* Reference (undeformed) position of the same node. */
+static inline ldem_vec3 reference_node(const ldem_ls_grain *g, uint64_t j, uint64_t k)
+{
+    return g->clusters ? node_at(g->clusters->position, j) : node_at(g->nodes->position, k);
 }
 
 /* ---- visiting the nodes cluster by cluster ----
@@ -177,6 +191,56 @@ static inline ldem_vec3 apply(const ldem_mat3 *r, ldem_vec3 v)
                           r->m[2][0] * v.x + r->m[2][1] * v.y + r->m[2][2] * v.z);
 }
 
+/* The remap filter of a deformed `into`: a node whose rigid φ0 is so high that the remap
+ * cannot bring it below zero is not inside the deformed grain, and the rigid query costs a
+ * fraction of the remap (which must also evaluate the modes). Two bounds, the cheaper
+ * first: the grain-wide Lipschitz reach (ldem_levelset_remap_reach_max), then the local
+ * drop of the blocks holding p (ldem_levelset_remap_drop, sign-aware with the slopes),
+ * cached for the last block pair (a cluster's nodes mostly share one). The margins cover
+ * rounding. */
+typedef struct remap_filter {
+    const ldem_ls_grain *g;
+    int on;
+    double rounding, reach_max;
+    size_t mode_block, lset_block;
+    double drop;
+} remap_filter;
+
+static void remap_filter_init(remap_filter *f, const ldem_ls_grain *g)
+{
+    *f = (remap_filter){.g = g, .mode_block = SIZE_MAX, .lset_block = SIZE_MAX};
+    f->on = g->modes && g->eps && !g->family && g->lipschitz &&
+            g->modes->field == LDEM_MODE_FIELD_GRID;
+    if (!f->on)
+        return;
+    f->rounding = 1e-9 * (1.0 + size_of(g));
+    f->reach_max =
+        ldem_levelset_remap_reach_max(g->modes, g->eps, g->lipschitz) * (1.0 + 1e-9) +
+        f->rounding;
+}
+
+/* 1 when body-frame point p of f->g cannot be inside the deformed grain. */
+static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
+{
+    if (!f->on)
+        return 0;
+    const ldem_ls_grain *g = f->g;
+    double phi0;
+    ldem_lset_sample(g->lset, p, &phi0, NULL);
+    if (phi0 > f->reach_max)
+        return 1;
+    size_t mb = ldem_modes_block_of(g->modes, p);
+    size_t lb = g->slopes ? ldem_lset_slopes_block(g->slopes, p) : 0;
+    if (mb != f->mode_block || lb != f->lset_block) {
+        f->mode_block = mb;
+        f->lset_block = lb;
+        double drop =
+            ldem_levelset_remap_drop(g->slopes, g->lipschitz, g->modes, g->eps, lb, mb);
+        f->drop = drop + fabs(drop) * 1e-9 + f->rounding;
+    }
+    return phi0 > f->drop;
+}
+
 /* Nodes of `from` inside `into`, appended with `side`. `sign` turns ∇φ_into into the
  * normal from i to j: −1 when `from` is i (side 0), +1 when it is j (side 1). */
 static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, uint32_t side,
@@ -193,23 +257,11 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
-    /* A node whose rigid φ0 is above ldem_levelset_remap_reach cannot be inside the deformed
-     * grain, and the rigid query costs a fraction of the remap (which must also evaluate
-     * the modes). The margin covers rounding. */
-    const int remap_filter = into->modes && into->eps && !into->family && into->lipschitz &&
-                             into->modes->field == LDEM_MODE_FIELD_GRID;
-    const double rounding = 1e-9 * (1.0 + size_of(into));
-    const double reach_max =
-        remap_filter ? ldem_levelset_remap_reach_max(into->modes, into->eps, into->lipschitz) *
-                               (1.0 + 1e-9) + rounding
-                     : INFINITY;
-    /* the local reach of the last block visited: a cluster's nodes mostly share one */
-    size_t block = SIZE_MAX;
-    double block_reach = INFINITY;
+    remap_filter filter;
+    remap_filter_init(&filter, into);
     const int lazy = deforms_on_demand(from);
     const double far = reach + from->slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
     const double far2 = far * far;
-    const double *ref = nodes->position;
     size_t start = h->count;
     for (size_t c = 0; c < groups_of(from); c++) {
         ldem_vec3 gc;
@@ -220,37 +272,20 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
         for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
             uint64_t k = group_node(from, j);
             if (lazy) {
-                double rx = ref[3 * k] - centre.x, ry = ref[3 * k + 1] - centre.y,
-                       rz = ref[3 * k + 2] - centre.z;
+                ldem_vec3 r = reference_node(from, j, k);
+                double rx = r.x - centre.x, ry = r.y - centre.y, rz = r.z - centre.z;
                 if (rx * rx + ry * ry + rz * rz >= far2)
                     continue;
             }
-            ldem_vec3 pk = grain_node(from, k);
+            ldem_vec3 pk = grain_node(from, j, k);
             double dx = pk.x - centre.x, dy = pk.y - centre.y, dz = pk.z - centre.z;
             if (dx * dx + dy * dy + dz * dz >= reach2)
                 continue;
             ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
             double phi;
             ldem_vec3 grad;
-            if (remap_filter) {
-                double phi0;
-                ldem_lset_sample(into->lset, p, &phi0, NULL);
-                /* the grain-wide bound first: it is one number, the local one a lookup */
-                if (phi0 > reach_max)
-                    continue;
-                if (phi0 > rounding) {
-                    size_t b = ldem_modes_block_of(into->modes, p);
-                    if (b != block) {
-                        block = b;
-                        block_reach = ldem_levelset_remap_reach_block(
-                                          into->modes, into->eps, into->lipschitz, b) *
-                                          (1.0 + 1e-9) +
-                                      rounding;
-                    }
-                    if (phi0 > block_reach)
-                        continue;
-                }
-            }
+            if (remap_filter_skips(&filter, p))
+                continue;
             /* φ alone first: most nodes that get this far are still outside, and the
              * gradient (and for a deformed grain the modes' Jacobian) is wanted only for
              * the hits. φ is the same with or without it. */
@@ -305,7 +340,7 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
-            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, grain_node(a, k)));
+            ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, grain_node(a, j, k)));
             ldem_vec3 d = ldem_vec3_sub(centre, p);
             double dist = ldem_vec3_norm(d);
             if (!(dist < radius))
@@ -380,9 +415,9 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
-            if (lazy && !(depth_only(&body, node_at(a->nodes->position, k)) + widen > 0.0))
+            if (lazy && !(depth_only(&body, reference_node(a, j, k)) + widen > 0.0))
                 continue;
-            ldem_vec3 pk = grain_node(a, k);
+            ldem_vec3 pk = grain_node(a, j, k);
             if (!(depth_only(&body, pk) + margin > 0.0))
                 continue;
             ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, pk));

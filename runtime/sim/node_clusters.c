@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "ldem/modes.h"
 
 static double coord(const ldem_nodes *n, uint32_t k, int axis)
 {
@@ -103,7 +106,8 @@ int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, l
     size_t most = 2 * (size_t)count / LDEM_NODE_CLUSTER_SIZE + 2;
     out->order = malloc((count ? count : 1) * sizeof *out->order);
     out->cluster = malloc(most * sizeof *out->cluster);
-    if (!out->order || !out->cluster) {
+    out->position = malloc(3 * (count ? count : 1) * sizeof *out->position);
+    if (!out->order || !out->cluster || !out->position) {
         ldem_node_clusters_free(out);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
     }
@@ -111,6 +115,30 @@ int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, l
         out->order[k] = k;
     if (count)
         split(nodes, out->order, 0, count, out);
+    for (uint32_t j = 0; j < count; j++)
+        memcpy(out->position + 3 * (size_t)j, nodes->position + 3 * (size_t)out->order[j],
+               3 * sizeof *out->position);
+    return LDEM_OK;
+}
+
+int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const ldem_modeset *m, ldem_err *err)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < c->count; i++)
+        count += c->cluster[i].count;
+    if (m->nnodes != count)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                            "modes for %llu nodes attached to clusters of %zu",
+                            (unsigned long long)m->nnodes, count);
+    size_t per = 3 * (size_t)m->n;
+    double *v = malloc((count ? count : 1) * per * sizeof *v);
+    if (!v)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
+    for (size_t j = 0; j < count; j++)
+        memcpy(v + j * per, ldem_modes_node_value(m, 0, c->order[j]), per * sizeof *v);
+    free(c->mode_values);
+    c->mode_values = v;
+    c->nmodes = m->n;
     return LDEM_OK;
 }
 
@@ -118,5 +146,7 @@ void ldem_node_clusters_free(ldem_node_clusters *c)
 {
     free(c->order);
     free(c->cluster);
+    free(c->position);
+    free(c->mode_values);
     *c = (ldem_node_clusters){0};
 }

@@ -1,6 +1,7 @@
 /* step.c — one time step of the world (ldem/sim/step.h) and the energy measurements. */
 #include "ldem/sim/step.h"
 #include "ldem/grid.h"
+#include "ldem/levelset.h"
 #include "ldem/sim/node_clusters.h"
 
 #include <math.h>
@@ -62,11 +63,26 @@ static int ensure_work(ldem_world *w, ldem_err *err)
             ldem_lset_lipschitz(&sh->lset, sh->lset_lipschitz);
             sh->has_lipschitz = 1;
         }
+        if (sh->modes && !sh->lset_slopes) {
+            if (!(sh->lset_slopes = malloc(sizeof *sh->lset_slopes)))
+                goto nomem;
+            int rc = ldem_lset_slopes_build(&sh->lset, sh->lset_slopes, err);
+            if (rc) {
+                free(sh->lset_slopes);
+                sh->lset_slopes = NULL;
+                return rc;
+            }
+        }
         if (sh->clusters || !sh->nodes.count)
             continue;
         if (!(sh->clusters = malloc(sizeof *sh->clusters)))
             goto nomem;
         int rc = ldem_node_clusters_build(&sh->nodes, sh->clusters, err);
+        if (!rc && sh->modes && sh->modes->nnodes == sh->nodes.count) {
+            rc = ldem_node_clusters_attach_modes(sh->clusters, sh->modes, err);
+            if (rc)
+                ldem_node_clusters_free(sh->clusters);
+        }
         if (rc) {
             free(sh->clusters);
             sh->clusters = NULL;

@@ -1,5 +1,6 @@
 /* world.c — allocation and release of the world's state (ldem/sim/world.h). */
 #include "ldem/sim/world.h"
+#include "ldem/levelset.h"
 #include "ldem/sim/node_clusters.h"
 
 #include "sim_internal.h"
@@ -127,6 +128,10 @@ void ldem_world_free(ldem_world *w)
         if (w->shapes[k].modes) {
             ldem_modeset_free(w->shapes[k].modes);
             free(w->shapes[k].modes);
+        }
+        if (w->shapes[k].lset_slopes) {
+            ldem_lset_slopes_free(w->shapes[k].lset_slopes);
+            free(w->shapes[k].lset_slopes);
         }
         if (w->shapes[k].clusters) {
             ldem_node_clusters_free(w->shapes[k].clusters);

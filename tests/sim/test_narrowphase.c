@@ -870,8 +870,9 @@ static ldem_ls_grain deformed_grain(const ldem_world *w, uint32_t shape, ldem_ve
     return g;
 }
 
-/* The remap filter (a node's rigid φ0 above ldem_levelset_remap_reach is not inside the
- * deformed grain) skips remaps only: hits with it equal hits without it, bit for bit, for
+/* The remap filter (a node whose rigid φ0 is above what the remap can take from it,
+ * ldem_levelset_remap_reach_max and _drop, is not inside the deformed grain) skips remaps
+ * only: hits with it equal hits without it, bit for bit, for
  * pairs of deformed grains in either role, compressed or stretched. */
 Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
 {
@@ -890,6 +891,9 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
     double lip_big[3], lip_small[3];
     ldem_lset_lipschitz(&w.shapes[big].lset, lip_big);
     ldem_lset_lipschitz(&w.shapes[small].lset, lip_small);
+    ldem_lset_slopes sl_big, sl_small;
+    cr_assert_eq(ldem_lset_slopes_build(&w.shapes[big].lset, &sl_big, &err), LDEM_OK);
+    cr_assert_eq(ldem_lset_slopes_build(&w.shapes[small].lset, &sl_small, &err), LDEM_OK);
     ldem_hits with = {0}, without = {0};
     size_t total = 0;
     uint64_t rng = 91;
@@ -903,6 +907,10 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
         ldem_ls_grain af = a, bf = b;
         af.lipschitz = lip_big;
         bf.lipschitz = lip_small;
+        if (pose % 3) { /* the sign-aware bound too, mostly */
+            af.slopes = &sl_big;
+            bf.slopes = &sl_small;
+        }
         cr_assert_eq(ldem_ls_pair_hits(&af, &bf, &with, &err), LDEM_OK, "%s", err.msg);
         cr_assert_eq(ldem_ls_pair_hits(&a, &b, &without, &err), LDEM_OK, "%s", err.msg);
         assert_same_hits(&with, &without, "deformed pair");
@@ -916,6 +924,8 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
         total += with.count;
     }
     cr_log_info("remap filter: %zu hits over 40 poses, identical without it", total);
+    ldem_lset_slopes_free(&sl_big);
+    ldem_lset_slopes_free(&sl_small);
     cr_assert_gt(total, 2000u, "the poses must produce hits to compare");
     ldem_hits_free(&with);
     ldem_hits_free(&without);

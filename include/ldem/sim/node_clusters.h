@@ -31,11 +31,25 @@ typedef struct ldem_node_clusters {
     uint32_t *order;         /* node indices grouped by cluster (a permutation of 0..n-1) */
     ldem_node_cluster *cluster;
     size_t count;
+    /* Copies in that order, so the node loops read memory front to back instead of
+     * wherever order[] points (the loads were the loops' main cost): position[3j..3j+2]
+     * is node order[j]'s reference position; mode_values, NULL until
+     * ldem_node_clusters_attach_modes, its nmodes Φα (3 values each, as
+     * ldem_modes_node_value). */
+    double *position;
+    double *mode_values;
+    uint32_t nmodes;
 } ldem_node_clusters;
 
 /* Group the nodes (at most UINT32_MAX of them). Deterministic: the same nodes always give
  * the same clusters. */
 int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, ldem_err *err);
 void ldem_node_clusters_free(ldem_node_clusters *c);
+
+/* Copy the shape's modal node values into cluster order (m->nnodes must be the clusters'
+ * node count). */
+struct ldem_modeset;
+int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const struct ldem_modeset *m,
+                                    ldem_err *err);
 
 #endif

@@ -91,6 +91,9 @@ typedef struct ldem_shape {
      * far the remap moves φ: set with the clusters for a shape with modes. */
     double lset_lipschitz[3];
     int has_lipschitz;
+    /* Its slope ranges (ldem_lset_slopes_build), for the sign-aware remap filter: built
+     * with the clusters for a shape with modes, malloc'd and owned by the world. */
+    ldem_lset_slopes *lset_slopes;
 } ldem_shape;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
