@@ -132,14 +132,31 @@ static size_t groups_of(const ldem_ls_grain *g)
     return g->clusters ? g->clusters->count : 1;
 }
 
-/* Body-frame bounding sphere of group c; 0 when there is none (no clusters). */
-static int group_sphere(const ldem_ls_grain *g, size_t c, ldem_vec3 *centre, double *radius)
+/* How far group c's nodes moved from their reference positions: the grain's slack, or
+ * less, Σα |εα| max|Φα| over the cluster, when the clusters know their modes (near a pole
+ * of one mode the others move the nodes little). */
+static double group_slack(const ldem_ls_grain *g, size_t c)
+{
+    const ldem_node_clusters *k = g->clusters;
+    if (!k || !k->mode_max || !g->modes || !g->eps || g->position || k->nmodes != g->modes->n)
+        return g->slack;
+    double s = 0.0;
+    for (uint32_t a = 0; a < k->nmodes; a++)
+        s += fabs(g->eps[a]) * k->mode_max[c * k->nmodes + a];
+    s *= 1.0 + 1e-12;
+    return s < g->slack ? s : g->slack;
+}
+
+/* Body-frame bounding sphere of group c, grown by its slack; 0 when there is none (no
+ * clusters). */
+static int group_sphere(const ldem_ls_grain *g, size_t c, double slack, ldem_vec3 *centre,
+                        double *radius)
 {
     if (!g->clusters)
         return 0;
     const ldem_node_cluster *k = &g->clusters->cluster[c];
     *centre = k->centre;
-    *radius = k->radius + g->slack;
+    *radius = k->radius + slack;
     return 1;
 }
 
@@ -196,19 +213,25 @@ static inline ldem_vec3 apply(const ldem_mat3 *r, ldem_vec3 v)
  * fraction of the remap (which must also evaluate the modes). Two bounds, the cheaper
  * first: the grain-wide Lipschitz reach (ldem_levelset_remap_reach_max), then the local
  * drop of the blocks holding p (ldem_levelset_remap_drop, sign-aware with the slopes),
- * cached for the last block pair (a cluster's nodes mostly share one). The margins cover
+ * cached for a few block pairs (a cluster's nodes fall in a few). The margins cover
  * rounding. */
+#define FILTER_SLOTS 8 /* a cluster spans a few blocks; a power of two */
+
 typedef struct remap_filter {
     const ldem_ls_grain *g;
     int on;
     double rounding, reach_max;
-    size_t mode_block, lset_block;
-    double drop;
+    struct {
+        size_t mode_block, lset_block;
+        double drop;
+    } slot[FILTER_SLOTS];
 } remap_filter;
 
 static void remap_filter_init(remap_filter *f, const ldem_ls_grain *g)
 {
-    *f = (remap_filter){.g = g, .mode_block = SIZE_MAX, .lset_block = SIZE_MAX};
+    *f = (remap_filter){.g = g};
+    for (int k = 0; k < FILTER_SLOTS; k++)
+        f->slot[k].mode_block = f->slot[k].lset_block = SIZE_MAX;
     f->on = g->modes && g->eps && !g->family && g->lipschitz &&
             g->modes->field == LDEM_MODE_FIELD_GRID;
     if (!f->on)
@@ -231,14 +254,15 @@ static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
         return 1;
     size_t mb = ldem_modes_block_of(g->modes, p);
     size_t lb = g->slopes ? ldem_lset_slopes_block(g->slopes, p) : 0;
-    if (mb != f->mode_block || lb != f->lset_block) {
-        f->mode_block = mb;
-        f->lset_block = lb;
+    size_t k = (mb * 31u + lb) & (FILTER_SLOTS - 1);
+    if (mb != f->slot[k].mode_block || lb != f->slot[k].lset_block) {
+        f->slot[k].mode_block = mb;
+        f->slot[k].lset_block = lb;
         double drop =
             ldem_levelset_remap_drop(g->slopes, g->lipschitz, g->modes, g->eps, lb, mb);
-        f->drop = drop + fabs(drop) * 1e-9 + f->rounding;
+        f->slot[k].drop = drop + fabs(drop) * 1e-9 + f->rounding;
     }
-    return phi0 > f->drop;
+    return phi0 > f->slot[k].drop;
 }
 
 /* Nodes of `from` inside `into`, appended with `side`. `sign` turns ∇φ_into into the
@@ -260,15 +284,15 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     remap_filter filter;
     remap_filter_init(&filter, into);
     const int lazy = deforms_on_demand(from);
-    const double far = reach + from->slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
-    const double far2 = far * far;
     size_t start = h->count;
     for (size_t c = 0; c < groups_of(from); c++) {
         ldem_vec3 gc;
-        double gr;
-        if (group_sphere(from, c, &gc, &gr) &&
+        double gr, slack = group_slack(from, c);
+        if (group_sphere(from, c, slack, &gc, &gr) &&
             ldem_vec3_norm(ldem_vec3_sub(gc, centre)) >= reach + gr)
             continue;
+        const double far = reach + slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
+        const double far2 = far * far;
         for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
             uint64_t k = group_node(from, j);
             if (lazy) {
@@ -335,7 +359,7 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
     for (size_t c = 0; c < groups_of(a); c++) {
         ldem_vec3 gc;
         double gr;
-        if (group_sphere(a, c, &gc, &gr) &&
+        if (group_sphere(a, c, group_slack(a, c), &gc, &gr) &&
             ldem_vec3_norm(ldem_vec3_sub(gc, centre_body)) >= radius + gr)
             continue;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
@@ -405,14 +429,14 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
     double margin = 1e-9 * (1.0 + ldem_vec3_norm(a->x) + ldem_vec3_norm(w->point) +
                             size_of(a) + w->radius);
     const int lazy = deforms_on_demand(a);
-    const double widen = a->slack * (1.0 + 1e-9) + margin;
     for (size_t c = 0; c < groups_of(a); c++) {
         ldem_vec3 gc;
-        double gr;
+        double gr, slack = group_slack(a, c);
         /* The wall's depth is a distance (1-Lipschitz), so no node within gr of the
          * group's centre is deeper than the centre's depth + gr. */
-        if (group_sphere(a, c, &gc, &gr) && !(depth_only(&body, gc) + gr + margin > 0.0))
+        if (group_sphere(a, c, slack, &gc, &gr) && !(depth_only(&body, gc) + gr + margin > 0.0))
             continue;
+        const double widen = slack * (1.0 + 1e-9) + margin;
         for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
             uint64_t k = group_node(a, j);
             if (lazy && !(depth_only(&body, reference_node(a, j, k)) + widen > 0.0))
@@ -450,14 +474,14 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
  * stored grid): a flattened contact face then gets its larger radius. */
 static double deformed_curvature_radius(const ldem_ls_grain *g, ldem_vec3 p)
 {
+    /* φ alone (the same value as with the gradient, which the remap would pay for) */
     double phi0, lap = 0.0, h = g->lset->spacing[0], e[3] = {0.0, 0.0, 0.0};
-    ldem_vec3 unused;
-    grain_sample(g, p, &phi0, &unused);
+    grain_sample(g, p, &phi0, NULL);
     for (int a = 0; a < 3; a++) {
         double hp, hm, step = g->lset->spacing[a];
         e[a] = step;
-        grain_sample(g, ldem_vec3_make(p.x + e[0], p.y + e[1], p.z + e[2]), &hp, &unused);
-        grain_sample(g, ldem_vec3_make(p.x - e[0], p.y - e[1], p.z - e[2]), &hm, &unused);
+        grain_sample(g, ldem_vec3_make(p.x + e[0], p.y + e[1], p.z + e[2]), &hp, NULL);
+        grain_sample(g, ldem_vec3_make(p.x - e[0], p.y - e[1], p.z - e[2]), &hm, NULL);
         e[a] = 0.0;
         lap += (hp - 2.0 * phi0 + hm) / (step * step);
     }

@@ -136,8 +136,22 @@ int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const ldem_modeset *m
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
     for (size_t j = 0; j < count; j++)
         memcpy(v + j * per, ldem_modes_node_value(m, 0, c->order[j]), per * sizeof *v);
+    double *most = calloc((c->count ? c->count : 1) * m->n, sizeof *most);
+    if (!most) {
+        free(v);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
+    }
+    for (size_t i = 0; i < c->count; i++)
+        for (uint32_t j = c->cluster[i].first; j < c->cluster[i].first + c->cluster[i].count; j++)
+            for (uint32_t a = 0; a < m->n; a++) {
+                const double *phi = v + j * per + 3 * a;
+                double len = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+                most[i * m->n + a] = fmax(most[i * m->n + a], len);
+            }
     free(c->mode_values);
+    free(c->mode_max);
     c->mode_values = v;
+    c->mode_max = most;
     c->nmodes = m->n;
     return LDEM_OK;
 }
@@ -148,5 +162,6 @@ void ldem_node_clusters_free(ldem_node_clusters *c)
     free(c->cluster);
     free(c->position);
     free(c->mode_values);
+    free(c->mode_max);
     *c = (ldem_node_clusters){0};
 }

@@ -39,6 +39,8 @@ typedef struct ldem_node_clusters {
     double *position;
     double *mode_values;
     uint32_t nmodes;
+    double *mode_max;        /* count × nmodes: max |Φα| over each cluster's nodes, which
+                              * bounds how far they move: Σα |εα| mode_max */
 } ldem_node_clusters;
 
 /* Group the nodes (at most UINT32_MAX of them). Deterministic: the same nodes always give
