@@ -281,13 +281,16 @@ Test(levelset_remap, gradient_matches_finite_differences_and_the_world_query)
     ldem_lset_free(&ls);
 }
 
-/* A 16 × 2 × 2 cuboid (faces on grid planes, so the trilinear φ0 is exactly 0 on the faces)
- * bent by eq. 51, L = 16 along x, deflecting along z, scale 1, no rigid part removed.
- * A surface node X moves to y = X + εΦ(X); the pullback lands at x_ref = y − εΦ(y), and
- * |x_ref − X| = ε|Φ(y) − Φ(X)| ≤ ε² G Φmax with G ≥ ‖∇Φ‖ (Frobenius) near the beam and
- * Φmax ≥ |Φ|. The trilinear interpolant of a 1-Lipschitz function has every partial
- * derivative ≤ 1, so |φ(y)| ≤ √3 ε² G Φmax. With k = π/L and |z| ≤ 1 + ε Φmax:
- *   G = sqrt((k² z_max)² + 2k²),   Φmax = sqrt(1 + (k z_max)²). */
+/* The sphere's level set at spacing 0.25 with two stretch modes (one squeezes along x),
+ * and the grid's Lipschitz constants: the fixture of the remap bounds' tests. */
+static void two_stretches_on_a_sphere(ldem_lset *ls, stretch *s, double lip[3])
+{
+    sphere_lset(ls, 0.25);
+    const double diag[2][3] = {{0.25, -0.125, -0.125}, {-0.125, 0.25, 0.0}};
+    stretches_make(s, 2, diag);
+    ldem_lset_lipschitz(ls, lip);
+}
+
 /* ldem_levelset_remap_reach bounds how far the remap moves φ at every point, for any
  * amplitudes, inside and around the grids; it is zero without deformation and never above
  * the grain-wide ldem_levelset_remap_reach_max. The narrow phase skips the remap where φ0
@@ -295,12 +298,9 @@ Test(levelset_remap, gradient_matches_finite_differences_and_the_world_query)
 Test(levelset_remap, reach_bounds_the_change_of_phi)
 {
     ldem_lset ls;
-    sphere_lset(&ls, 0.25);
-    const double diag[2][3] = {{0.25, -0.125, -0.125}, {-0.125, 0.25, 0.0}};
     stretch s;
-    stretches_make(&s, 2, diag);
     double lip[3];
-    ldem_lset_lipschitz(&ls, lip);
+    two_stretches_on_a_sphere(&ls, &s, lip);
     const double zero[2] = {0.0, 0.0};
     rng_seed(9);
     double tightest = INFINITY;
@@ -333,12 +333,9 @@ Test(levelset_remap, reach_bounds_the_change_of_phi)
 Test(levelset_remap, drop_bounds_the_decrease_of_phi)
 {
     ldem_lset ls;
-    sphere_lset(&ls, 0.25);
-    const double diag[2][3] = {{0.25, -0.125, -0.125}, {-0.125, 0.25, 0.0}};
     stretch s;
-    stretches_make(&s, 2, diag);
     double lip[3];
-    ldem_lset_lipschitz(&ls, lip);
+    two_stretches_on_a_sphere(&ls, &s, lip);
     ldem_lset_slopes sl;
     ldem_err err;
     cr_assert_eq(ldem_lset_slopes_build(&ls, &sl, &err), LDEM_OK, "%s", err.msg);
@@ -399,6 +396,13 @@ Test(levelset_remap, drop_bounds_the_decrease_of_phi)
     ldem_lset_free(&ls);
 }
 
+/* A 16 × 2 × 2 cuboid (faces on grid planes, so the trilinear φ0 is exactly 0 on the faces)
+ * bent by eq. 51, L = 16 along x, deflecting along z, scale 1, no rigid part removed.
+ * A surface node X moves to y = X + εΦ(X); the pullback lands at x_ref = y − εΦ(y), and
+ * |x_ref − X| = ε|Φ(y) − Φ(X)| ≤ ε² G Φmax with G ≥ ‖∇Φ‖ (Frobenius) near the beam and
+ * Φmax ≥ |Φ|. The trilinear interpolant of a 1-Lipschitz function has every partial
+ * derivative ≤ 1, so |φ(y)| ≤ √3 ε² G Φmax. With k = π/L and |z| ≤ 1 + ε Φmax:
+ *   G = sqrt((k² z_max)² + 2k²),   Φmax = sqrt(1 + (k z_max)²). */
 Test(levelset_remap, cuboid_with_beam_bending_reads_zero_at_deformed_nodes)
 {
     const double half[3] = {8.0, 1.0, 1.0}, h = 0.125, eps = 0.1, L = 16.0;

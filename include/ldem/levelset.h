@@ -9,6 +9,7 @@
 #ifndef LDEM_LEVELSET_H
 #define LDEM_LEVELSET_H
 
+#include "ldem/blocks.h"
 #include "ldem/err.h"
 #include "ldem/modes.h"
 #include "ldem/quat.h"
@@ -80,15 +81,7 @@ void ldem_lset_slopes_free(ldem_lset_slopes *s);
  * node. */
 static inline size_t ldem_lset_slopes_block(const ldem_lset_slopes *s, ldem_vec3 p)
 {
-    const double x[3] = {p.x, p.y, p.z};
-    size_t b = 0;
-    for (int a = 2; a >= 0; a--) {
-        double t = (x[a] - s->origin[a]) * s->block_scale[a];
-        uint32_t last = s->block_dims[a] - 1;
-        uint32_t i = !(t >= 0.0) ? 0u : t >= (double)last ? last : (uint32_t)t;
-        b = b * s->block_dims[a] + i;
-    }
-    return b;
+    return ldem_block_index(s->origin, s->block_scale, s->block_dims, p);
 }
 /* The largest possible drop φ0(p) − φ(p) of the remapped φ at any point p whose level-set
  * block is `lset_block` and whose MODE block is `mode_block` (ldem_modes_block_of), for a

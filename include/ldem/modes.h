@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "ldem/energy.h"
+#include "ldem/blocks.h"
 #include "ldem/err.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
@@ -138,15 +139,7 @@ ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps
  * one by rounding of the far corners' weights (≈ 1e-16 of max|Φ|): callers add a margin. */
 static inline size_t ldem_modes_block_of(const ldem_modeset *m, ldem_vec3 p)
 {
-    const double x[3] = {p.x, p.y, p.z};
-    size_t b = 0;
-    for (int a = 2; a >= 0; a--) {
-        double t = (x[a] - m->origin[a]) * m->block_scale[a];
-        uint32_t last = m->block_dims[a] - 1;
-        uint32_t i = !(t >= 0.0) ? 0u : t >= (double)last ? last : (uint32_t)t;
-        b = b * m->block_dims[a] + i;
-    }
-    return b;
+    return ldem_block_index(m->origin, m->block_scale, m->block_dims, p);
 }
 ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block);
 /* The range of each u_i = Σα εα Φα,i over a block: lo_i ≤ u_i(p) ≤ hi_i for p in it. */
