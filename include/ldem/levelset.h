@@ -72,6 +72,7 @@ typedef struct ldem_lset_slopes {
     uint32_t block_dims[3];
     double origin[3], block_scale[3]; /* 1 / (spacing × LDEM_MODES_BLOCK_CELLS) */
     double reach;                     /* the shortest cell edge */
+    double lipschitz[3];              /* the grid's ldem_lset_lipschitz */
     double *lo, *hi;                  /* 3 per block */
 } ldem_lset_slopes;
 

@@ -2,6 +2,8 @@
  * how far the on-demand remap can lower φ (ldem/levelset.h). */
 #include "ldem/levelset.h"
 
+#include "ldem/grid.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -44,6 +46,7 @@ int ldem_lset_slopes_build(const ldem_lset *ls, ldem_lset_slopes *out, ldem_err 
         ldem_lset_slopes_free(out);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for level-set slopes");
     }
+    ldem_lset_lipschitz(ls, out->lipschitz);
     const uint32_t *d = out->block_dims;
     const long cells[3] = {(long)ls->dims[0] - 1, (long)ls->dims[1] - 1, (long)ls->dims[2] - 1};
     for (uint32_t bk = 0; bk < d[2]; bk++)

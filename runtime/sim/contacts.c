@@ -261,10 +261,7 @@ static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
         g.modes = sh->modes;
         g.eps = w->modal.eps + b->modal[i];
         g.family = sh->family;
-        if (sh->has_lipschitz) {
-            g.lipschitz = sh->lset_lipschitz;
-            g.slopes = sh->lset_slopes;
-        }
+        g.slopes = sh->lset_slopes;
     }
     return g;
 }

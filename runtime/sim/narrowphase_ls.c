@@ -232,13 +232,13 @@ static void remap_filter_init(remap_filter *f, const ldem_ls_grain *g)
     *f = (remap_filter){.g = g};
     for (int k = 0; k < FILTER_SLOTS; k++)
         f->slot[k].mode_block = f->slot[k].lset_block = SIZE_MAX;
-    f->on = g->modes && g->eps && !g->family && g->lipschitz &&
+    f->on = g->modes && g->eps && !g->family && g->slopes &&
             g->modes->field == LDEM_MODE_FIELD_GRID;
     if (!f->on)
         return;
     f->rounding = 1e-9 * (1.0 + size_of(g));
     f->reach_max =
-        ldem_levelset_remap_reach_max(g->modes, g->eps, g->lipschitz) * (1.0 + 1e-9) +
+        ldem_levelset_remap_reach_max(g->modes, g->eps, g->slopes->lipschitz) * (1.0 + 1e-9) +
         f->rounding;
 }
 
@@ -253,13 +253,13 @@ static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
     if (phi0 > f->reach_max)
         return 1;
     size_t mb = ldem_modes_block_of(g->modes, p);
-    size_t lb = g->slopes ? ldem_lset_slopes_block(g->slopes, p) : 0;
+    size_t lb = ldem_lset_slopes_block(g->slopes, p);
     size_t k = (mb * 31u + lb) & (FILTER_SLOTS - 1);
     if (mb != f->slot[k].mode_block || lb != f->slot[k].lset_block) {
         f->slot[k].mode_block = mb;
         f->slot[k].lset_block = lb;
         double drop =
-            ldem_levelset_remap_drop(g->slopes, g->lipschitz, g->modes, g->eps, lb, mb);
+            ldem_levelset_remap_drop(g->slopes, g->slopes->lipschitz, g->modes, g->eps, lb, mb);
         f->slot[k].drop = drop + fabs(drop) * 1e-9 + f->rounding;
     }
     return phi0 > f->slot[k].drop;

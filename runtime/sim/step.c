@@ -1,6 +1,5 @@
 /* step.c — one time step of the world (ldem/sim/step.h) and the energy measurements. */
 #include "ldem/sim/step.h"
-#include "ldem/grid.h"
 #include "ldem/levelset.h"
 #include "ldem/sim/node_clusters.h"
 
@@ -59,10 +58,6 @@ static int ensure_work(ldem_world *w, ldem_err *err)
      * with modes, once (the shapes never change). */
     for (size_t s = 0; s < w->nshapes; s++) {
         ldem_shape *sh = &w->shapes[s];
-        if (sh->modes && !sh->has_lipschitz) {
-            ldem_lset_lipschitz(&sh->lset, sh->lset_lipschitz);
-            sh->has_lipschitz = 1;
-        }
         if (sh->modes && !sh->lset_slopes) {
             if (!(sh->lset_slopes = malloc(sizeof *sh->lset_slopes)))
                 goto nomem;

@@ -91,10 +91,9 @@ typedef struct ldem_ls_grain {
     const ldem_modeset *modes;   /* with eps: φ queries on this grain remap on demand */
     const double *eps;
     const ldem_lset_family *family; /* set: φ from precomputed level sets instead */
-    const double *lipschitz; /* optional, 3 values: the level set's ldem_lset_lipschitz, with
-                              * which the remap runs only for nodes near the surface */
-    const ldem_lset_slopes *slopes; /* optional (with lipschitz): the level set's slope
-                                     * ranges, for the sign-aware filter */
+    const ldem_lset_slopes *slopes; /* optional: the level set's slope ranges
+                                     * (ldem_lset_slopes_build), with which the remap runs
+                                     * only for nodes it can bring inside */
     /* Optional: the nodes' clusters (ldem/sim/node_clusters.h), which let the node loops
      * skip whole groups; NULL tests every node. slack bounds how far a deformed node moved
      * from its reference position (0 for a rigid grain). */

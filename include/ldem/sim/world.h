@@ -87,11 +87,7 @@ typedef struct ldem_shape {
     /* The nodes in small spatial clusters for the narrow phase (ldem/sim/node_clusters.h):
      * built by the first step's preparation, malloc'd and owned by the world. */
     struct ldem_node_clusters *clusters;
-    /* The level set's per-axis Lipschitz constants (ldem_lset_lipschitz), which bound how
-     * far the remap moves φ: set with the clusters for a shape with modes. */
-    double lset_lipschitz[3];
-    int has_lipschitz;
-    /* Its slope ranges (ldem_lset_slopes_build), for the sign-aware remap filter: built
+    /* The level set's slope ranges (ldem_lset_slopes_build), for the sign-aware remap filter: built
      * with the clusters for a shape with modes, malloc'd and owned by the world. */
     ldem_lset_slopes *lset_slopes;
 } ldem_shape;
