@@ -8,7 +8,6 @@ that gap. Writes OUT/compaction.tsv (the plot's data) and OUT/check.txt, prints 
 exits 1 with a one-line reason when the tolerance is missed.
 
 usage: check_compaction.py OUTDIR BUNDLE.json TABLE.tsv --radius R [--tol 0.03]"""
-import argparse
 import math
 import os
 import sys
@@ -30,28 +29,13 @@ def loading_rows(col, travel):
 def peak_contacts(out, t_peak):
     """Mean normal force and overlap of the wall contacts in the last frame at or before
     t_peak (frames carry per-contact overlaps; probes do not)."""
-    series = [f for f in henzel.frames(out, "contacts") if f[0] <= t_peak + 1e-9]
-    if not series:
-        henzel.fail(PROG, f"no contact frame before t = {t_peak}")
-    t, path = series[-1]
-    c = henzel.cell_arrays(path, ["fn", "overlap", "j"])
+    t, c = henzel.contacts_at(out, t_peak, PROG)
     walls = c["j"] < 0
     return t, c["fn"][walls].mean(), c["overlap"][walls].mean(), int(walls.sum())
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("bundle_json")
-    ap.add_argument("table")
-    ap.add_argument("--radius", type=float, required=True)
-    ap.add_argument("--tol", type=float, default=0.03)
-    a = ap.parse_args()
-
-    col = henzel.read_probes(os.path.join(a.out, "probes.tsv"))
-    facts = henzel.bundle_facts(a.bundle_json)
-    table = henzel.Pchip(*henzel.read_table(a.table))
-    force, travel, spread = henzel.six_walls(col)
+    a, col, facts, table, force, travel, spread = henzel.check_inputs(__doc__)
     rows = loading_rows(col, travel)
 
     gap = a.radius - min(facts["node_max"])

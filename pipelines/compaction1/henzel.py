@@ -131,6 +131,34 @@ def cell_arrays(path, names):
     return {n: vtk_to_numpy(grid.GetCellData().GetArray(n)) for n in names}
 
 
+def contacts_at(out, t_at, prog):
+    """Time and fn, overlap, j of every contact in the last contact frame at or before t_at
+    (frames carry per-contact overlaps; probes do not)."""
+    series = [f for f in frames(out, "contacts") if f[0] <= t_at + 1e-9]
+    if not series:
+        fail(prog, f"no contact frame before t = {t_at}")
+    t, path = series[-1]
+    return t, cell_arrays(path, ["fn", "overlap", "j"])
+
+
+def check_inputs(doc):
+    """The arguments every compaction check takes (OUT BUNDLE_JSON TABLE --radius --tol)
+    and what they name: (args, probe columns, bundle facts, the table as a PCHIP, and the
+    six walls' force, travel and spread)."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("out")
+    ap.add_argument("bundle_json")
+    ap.add_argument("table")
+    ap.add_argument("--radius", type=float, required=True)
+    ap.add_argument("--tol", type=float, default=0.03)
+    a = ap.parse_args()
+    col = read_probes(os.path.join(a.out, "probes.tsv"))
+    force, travel, spread = six_walls(col)
+    return (a, col, bundle_facts(a.bundle_json), Pchip(*read_table(a.table)), force, travel,
+            spread)
+
+
 def tolerance_errors(u, f, ref, u_max, f_max, tol):
     """Brief's reading of "within tol over the loading": |f - ref| <= tol ref(u) where
     u >= u_max / 4, <= tol f_max below. Returns (worst relative error above u_max/4,

@@ -10,7 +10,6 @@ OUT/check.txt, prints the numbers; exits 1 with a one-line reason when the toler
 missed.
 
 usage: check_cubic.py OUTDIR BUNDLE.json TABLE.tsv --radius R [--tol 0.03]"""
-import argparse
 import math
 import os
 import sys
@@ -28,11 +27,7 @@ GRAINS = 27
 def peak_contacts(out, t_peak):
     """Mean overlap and normal force of wall and of sphere-sphere contacts in the last
     frame at or before t_peak."""
-    series = [f for f in henzel.frames(out, "contacts") if f[0] <= t_peak + 1e-9]
-    if not series:
-        henzel.fail(PROG, f"no contact frame before t = {t_peak}")
-    t, path = series[-1]
-    c = henzel.cell_arrays(path, ["fn", "overlap", "j"])
+    t, c = henzel.contacts_at(out, t_peak, PROG)
     wall, pair = c["j"] < 0, c["j"] >= 0
     if not wall.any() or not pair.any():
         henzel.fail(PROG, f"frame at t = {t}: {int(wall.sum())} wall and {int(pair.sum())} "
@@ -42,18 +37,7 @@ def peak_contacts(out, t_peak):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("bundle_json")
-    ap.add_argument("table")
-    ap.add_argument("--radius", type=float, required=True)
-    ap.add_argument("--tol", type=float, default=0.03)
-    a = ap.parse_args()
-
-    col = henzel.read_probes(os.path.join(a.out, "probes.tsv"))
-    facts = henzel.bundle_facts(a.bundle_json)
-    table = henzel.Pchip(*henzel.read_table(a.table))
-    force, travel, spread = henzel.six_walls(col)
+    a, col, facts, table, force, travel, spread = henzel.check_inputs(__doc__)
     missing = [g for g in range(GRAINS) if f"g{g}.eps0" not in col]
     if missing:
         henzel.fail(PROG, f"probes lack the modal amplitude of grains {missing}")
