@@ -30,11 +30,7 @@ def fail(msg):
 def peak_overlaps(out, t_peak):
     """Overlap and normal force of each wall contact (keyed by wall index) in the last
     contact frame at or before t_peak."""
-    series = [f for f in henzel.frames(out, "contacts") if f[0] <= t_peak + 1e-9]
-    if not series:
-        fail(f"no contact frame before t = {t_peak}")
-    t, path = series[-1]
-    c = henzel.cell_arrays(path, ["j", "fn", "overlap"])
+    t, c = henzel.contacts_at(out, t_peak, PROG)
     by_wall = {int(-1 - jj): (o, f) for jj, o, f in zip(c["j"], c["overlap"], c["fn"]) if jj < 0}
     if len(by_wall) != 3:
         fail(f"frame at t = {t}: {len(by_wall)} wall contacts, expected 3")
