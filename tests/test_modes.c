@@ -467,6 +467,97 @@ Test(modes, displacement_bound_holds_and_is_local)
     free(r);
 }
 
+/* The iterated pull back's bound: u anywhere within a block's edge of a point of the block
+ * lies in the block's neighbour range, which the block's own range alone would miss. */
+Test(modes, near_range_covers_the_neighbour_blocks)
+{
+    ragged *r = malloc(sizeof *r);
+    cr_assert_not_null(r);
+    ragged_sections(r);
+    ldem_modeset m;
+    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
+    int outside_own = 0;
+    rng_seed(23);
+    for (int trial = 0; trial < 20000; trial++) {
+        double x[3], d[3], eps[3];
+        for (int c = 0; c < 3; c++) {
+            x[c] = lo[c] + (hi[c] - lo[c]) * (0.5 + 0.75 * uniform());
+            d[c] = 0.999 * uniform() * RB_SPACING[c] * LDEM_MODES_BLOCK_CELLS;
+            eps[c] = 2.0 * uniform();
+        }
+        ldem_vec3 p = ldem_vec3_make(x[0], x[1], x[2]);
+        ldem_vec3 q = ldem_vec3_add(p, ldem_vec3_make(d[0], d[1], d[2])), u;
+        ldem_modes_displacement(&m, eps, q, &u, NULL);
+        size_t b = ldem_modes_block_of(&m, p);
+        ldem_vec3 nl, nh, edge, ol, oh;
+        ldem_modes_block_range_near(&m, eps, b, &nl, &nh, &edge);
+        ldem_modes_block_range(&m, eps, b, &ol, &oh);
+        cr_assert(fabs(edge.x - 2.0) < 1e-12 && fabs(edge.y - 1.0) < 1e-12 &&
+                  fabs(edge.z - 3.0) < 1e-12, "edges (%g, %g, %g)", edge.x, edge.y, edge.z);
+        cr_assert(nl.x <= u.x + 1e-12 && u.x <= nh.x + 1e-12 && nl.y <= u.y + 1e-12 &&
+                      u.y <= nh.y + 1e-12 && nl.z <= u.z + 1e-12 && u.z <= nh.z + 1e-12,
+                  "trial %d: u at a neighbour point outside the neighbour range", trial);
+        cr_assert(nl.x <= ol.x && nl.y <= ol.y && nl.z <= ol.z && oh.x <= nh.x &&
+                  oh.y <= nh.y && oh.z <= nh.z, "the neighbour range holds the block's own");
+        outside_own += u.x < ol.x - 1e-12 || u.x > oh.x + 1e-12 || u.y < ol.y - 1e-12 ||
+                       u.y > oh.y + 1e-12 || u.z < ol.z - 1e-12 || u.z > oh.z + 1e-12;
+    }
+    cr_log_info("neighbour range: %d of 20000 neighbour points outside their block's own range",
+                outside_own);
+    cr_assert_gt(outside_own, 100, "the test must reach beyond the block");
+    ldem_modeset_free(&m);
+    free(r);
+}
+
+/* X + u(X) = p by fixed-point steps: one step is Henzel's p − u(p) bit for bit, with J at
+ * p; each further step shrinks the error by the contraction g = max row sum of |∇u| (≈ 0.2;
+ * √3 turns the max norm it contracts into the Euclidean one). */
+Test(modes, pull_back_inverts_the_deformation)
+{
+    ragged *r = malloc(sizeof *r);
+    cr_assert_not_null(r);
+    ragged_sections(r);
+    ldem_modeset m;
+    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    cr_assert_eq(m.pullback, 1u, "one step after build");
+    const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
+    double err[3] = {0.0, 0.0, 0.0}, grad_max = 0.0;
+    const uint32_t steps[3] = {1, 2, 8};
+    rng_seed(24);
+    for (int trial = 0; trial < 5000; trial++) {
+        double x[3], eps[3];
+        for (int c = 0; c < 3; c++) {
+            x[c] = lo[c] + (hi[c] - lo[c]) * (0.5 + 0.45 * uniform());
+            eps[c] = 0.0075 * uniform();
+        }
+        ldem_vec3 X = ldem_vec3_make(x[0], x[1], x[2]), u, u_p;
+        ldem_mat3 J, J_p, J_out;
+        ldem_modes_displacement(&m, eps, X, &u, &J);
+        for (int i = 0; i < 3; i++)
+            grad_max = fmax(grad_max, fabs(J.m[i][0]) + fabs(J.m[i][1]) + fabs(J.m[i][2]));
+        ldem_vec3 p = ldem_vec3_add(X, u);
+        ldem_modes_displacement(&m, eps, p, &u_p, &J_p);
+        for (int s = 0; s < 3; s++) {
+            m.pullback = steps[s];
+            ldem_vec3 got = ldem_modes_pull_back(&m, eps, p, &J_out);
+            err[s] = fmax(err[s], ldem_vec3_dist(got, X));
+            if (steps[s] == 1) {
+                ldem_vec3 henzel = ldem_vec3_sub(p, u_p);
+                cr_assert(memcmp(&got, &henzel, sizeof got) == 0, "one step is p - u(p)");
+                cr_assert(memcmp(&J_out, &J_p, sizeof J_p) == 0, "J at p after one step");
+            }
+        }
+    }
+    cr_log_info("pull back (|grad u| up to %.3f): error 1 step %.3g, 2 steps %.3g, 8 steps %.3g",
+                grad_max, err[0], err[1], err[2]);
+    cr_assert(grad_max < 0.3, "the map must contract (|grad u| %.3g)", grad_max);
+    cr_assert(err[1] <= grad_max * err[0], "2 steps %.3g vs 1 step %.3g", err[1], err[0]);
+    cr_assert(err[2] <= sqrt(3.0) * pow(grad_max, 7) * err[0], "8 steps leave %.3g", err[2]);
+    ldem_modeset_free(&m);
+    free(r);
+}
+
 Test(modes, displacement_bound_without_a_grid)
 {
     sections s;

@@ -35,7 +35,9 @@ double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
 
 /* On-demand semi-Lagrangian remap at body-frame point p: x_ref = p − u(p) with
  * u = Σ εα Φα, φ = φ0(x_ref) sampled trilinearly in the stored grid, and the body-frame
- * gradient ∇φ = (I − J)ᵀ ∇φ0(x_ref), J = ∂u/∂p. No grid-wide update. modes == NULL or
+ * gradient ∇φ = (I − J)ᵀ ∇φ0(x_ref), J = ∂u/∂p. With modes->pullback > 1, x_ref is
+ * iterated towards x_ref + u(x_ref) = p (ldem_modes_pull_back) and ∇φ = (I + J)⁻ᵀ ∇φ0,
+ * J at the last iterate. No grid-wide update. modes == NULL or
  * eps == NULL gives exactly ldem_lset_sample(ls, p, ...). Returns 1 if x_ref lies inside
  * the grid (0: clamped, not inside). */
 int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
@@ -50,7 +52,8 @@ int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, co
  * Σi lip[i] b_i(p), with lip the grid's Lipschitz constants (ldem_lset_lipschitz) and b the
  * local displacement bound (ldem_modes_displacement_bound); INFINITY for an analytic field.
  * A point whose rigid φ0 exceeds it cannot be inside the deformed grain, so a contact test
- * needs the remap only near the surface. */
+ * needs the remap only near the surface. With modes->pullback > 1 the bound covers the
+ * MODE block's neighbours too (ldem_modes_block_range_near). */
 double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
                                  const double lip[3], ldem_vec3 p);
 /* The same bound for every p at once (from the modes' field_max): looser, and one number
@@ -87,7 +90,9 @@ static inline size_t ldem_lset_slopes_block(const ldem_lset_slopes *s, ldem_vec3
 /* The largest possible drop φ0(p) − φ(p) of the remapped φ at any point p whose level-set
  * block is `lset_block` and whose MODE block is `mode_block` (ldem_modes_block_of), for a
  * grid field; negative when φ must rise. With the slopes when the pull back is shorter
- * than s->reach, else (or s NULL) the Lipschitz bound Σi lip[i] max|u_i| over the block. */
+ * than s->reach, else (or s NULL) the Lipschitz bound Σi lip[i] max|u_i| over the block.
+ * With modes->pullback > 1, u ranges over the MODE block and its neighbours (the iterates
+ * stray from p), or over the whole field if that range is longer than a block. */
 double ldem_levelset_remap_drop(const ldem_lset_slopes *s, const double lip[3],
                                 const ldem_modeset *modes, const double *eps, size_t lset_block,
                                 size_t mode_block);

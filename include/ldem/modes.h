@@ -88,6 +88,11 @@ typedef struct ldem_modeset {
     uint32_t block_dims[3];
     double block_scale[3];     /* 1 / (spacing × LDEM_MODES_BLOCK_CELLS) */
     float *block_lo, *block_hi;
+    /* The same over each block and its 26 neighbours: where an iterated pull back can
+     * evaluate u, starting from a point in the block (ldem_modes_block_range_near). */
+    float *near_lo, *near_hi;
+    /* Fixed-point steps of the pull back (ldem_modes_pull_back), ≥ 1; 1 after build. */
+    uint32_t pullback;
     ldem_beam_bending *analytic;   /* n descriptors (field == ANALYTIC) */
 
     double *M, *K, *C;         /* n × n, row-major, symmetric */
@@ -145,6 +150,20 @@ ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_
 /* The range of each u_i = Σα εα Φα,i over a block: lo_i ≤ u_i(p) ≤ hi_i for p in it. */
 void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
                             ldem_vec3 *lo, ldem_vec3 *hi);
+
+/* The same over the block and its 26 neighbours (grid fields only), with the block's edge
+ * lengths: when every |u_i| over that range stays below edge[i], the points an iterated
+ * pull back visits from a point of the block lie in the range's blocks. */
+void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_t block,
+                                 ldem_vec3 *lo, ldem_vec3 *hi, ldem_vec3 *edge);
+
+/* The reference point X of body-frame point p, X + u(X) = p: m->pullback fixed-point steps
+ * X ← p − u(X) from X = p. One step is Henzel's X = p − u(p) (§3.1.3), off by O(|u| |∇u|);
+ * each further step multiplies the error by about |∇u| (the map contracts for |∇u| < 1).
+ * If J is not NULL it gets ∂u/∂p at the last point where u was evaluated (p itself after
+ * one step). */
+ldem_vec3 ldem_modes_pull_back(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                               ldem_mat3 *J);
 
 /* Node k's modal displacement Σ εα Φα(node k), from the node values. */
 ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k);

@@ -151,6 +151,35 @@ static inline const float *grid_value(const ldem_modeset *m, uint32_t a, size_t 
 
 /* ---- build ---- */
 
+/* near_lo/near_hi: each block's range widened by its 26 neighbours' (modes.h). */
+static int dilate_ranges(ldem_modeset *m, size_t blocks)
+{
+    const size_t w = 3 * (size_t)m->n;
+    m->near_lo = malloc(blocks * w * sizeof *m->near_lo);
+    m->near_hi = malloc(blocks * w * sizeof *m->near_hi);
+    if (!m->near_lo || !m->near_hi)
+        return -1;
+    const uint32_t *d = m->block_dims;
+    for (uint32_t k = 0; k < d[2]; k++)
+        for (uint32_t j = 0; j < d[1]; j++)
+            for (uint32_t i = 0; i < d[0]; i++) {
+                size_t b = i + d[0] * (j + (size_t)d[1] * k);
+                float *lo = m->near_lo + b * w, *hi = m->near_hi + b * w;
+                memcpy(lo, m->block_lo + b * w, w * sizeof *lo);
+                memcpy(hi, m->block_hi + b * w, w * sizeof *hi);
+                for (uint32_t nk = k ? k - 1 : 0; nk <= k + 1 && nk < d[2]; nk++)
+                    for (uint32_t nj = j ? j - 1 : 0; nj <= j + 1 && nj < d[1]; nj++)
+                        for (uint32_t ni = i ? i - 1 : 0; ni <= i + 1 && ni < d[0]; ni++) {
+                            size_t nb = ni + d[0] * (nj + (size_t)d[1] * nk);
+                            for (size_t c = 0; c < w; c++) {
+                                lo[c] = fminf(lo[c], m->block_lo[nb * w + c]);
+                                hi[c] = fmaxf(hi[c], m->block_hi[nb * w + c]);
+                            }
+                        }
+            }
+    return 0;
+}
+
 /* block_max (modes.h): block b along an axis covers cells [bB, bB + B − 1], i.e. grid
  * points bB .. bB + B (the shared faces belong to both neighbours). */
 static int build_block_max(ldem_modeset *m)
@@ -200,7 +229,7 @@ static int build_block_max(ldem_modeset *m)
                             }
                         }
             }
-    return 0;
+    return dilate_ranges(m, blocks);
 }
 
 void ldem_modeset_free(ldem_modeset *m)
@@ -213,6 +242,8 @@ void ldem_modeset_free(ldem_modeset *m)
     free(m->grid);
     free(m->block_lo);
     free(m->block_hi);
+    free(m->near_lo);
+    free(m->near_hi);
     free(m->analytic);
     free(m->M);
     free(m->K);
@@ -367,6 +398,7 @@ int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem
     ldem_modeset *m = out;
     m->n = n;
     m->nnodes = nnodes;
+    m->pullback = 1;
     size_t nn = (size_t)n * n;
     m->M = malloc(nn * sizeof *m->M);
     m->K = malloc(nn * sizeof *m->K);
@@ -696,12 +728,12 @@ ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_
     return ldem_vec3_make(u[0], u[1], u[2]);
 }
 
-void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
-                            ldem_vec3 *lo_out, ldem_vec3 *hi_out)
+/* The range of Σα εα Φα,i from per-mode ranges lo, hi (3 per mode). */
+static void range_of(uint32_t n, const double *eps, const float *lo, const float *hi,
+                     ldem_vec3 *lo_out, ldem_vec3 *hi_out)
 {
-    const float *lo = m->block_lo + 3 * block * m->n, *hi = m->block_hi + 3 * block * m->n;
     double l[3] = {0.0, 0.0, 0.0}, h[3] = {0.0, 0.0, 0.0};
-    for (uint32_t a = 0; a < m->n; a++) {
+    for (uint32_t a = 0; a < n; a++) {
         double e = eps[a];
         for (int i = 0; i < 3; i++) {
             /* ε < 0 swaps the ends (plain comparisons: this is the filter's inner loop) */
@@ -712,6 +744,34 @@ void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t blo
     }
     *lo_out = ldem_vec3_make(l[0], l[1], l[2]);
     *hi_out = ldem_vec3_make(h[0], h[1], h[2]);
+}
+
+void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
+                            ldem_vec3 *lo, ldem_vec3 *hi)
+{
+    size_t at = 3 * block * m->n;
+    range_of(m->n, eps, m->block_lo + at, m->block_hi + at, lo, hi);
+}
+
+void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_t block,
+                                 ldem_vec3 *lo, ldem_vec3 *hi, ldem_vec3 *edge)
+{
+    size_t at = 3 * block * m->n;
+    range_of(m->n, eps, m->near_lo + at, m->near_hi + at, lo, hi);
+    *edge = ldem_vec3_make(1.0 / m->block_scale[0], 1.0 / m->block_scale[1],
+                           1.0 / m->block_scale[2]);
+}
+
+ldem_vec3 ldem_modes_pull_back(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                               ldem_mat3 *J)
+{
+    ldem_vec3 u, X = p;
+    for (uint32_t it = 1; it < m->pullback; it++) {
+        ldem_modes_displacement(m, eps, X, &u, NULL);
+        X = ldem_vec3_sub(p, u);
+    }
+    ldem_modes_displacement(m, eps, X, &u, J);
+    return ldem_vec3_sub(p, u);
 }
 
 ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps, ldem_vec3 p)

@@ -118,6 +118,9 @@ static uint64_t static_checksum(const ldem_world *w)
             hash_f64s(&s, m->K, (uint64_t)m->n * m->n);
             hash_f64s(&s, m->M, (uint64_t)m->n * m->n);
             hash_f64s(&s, m->C, (uint64_t)m->n * m->n);
+            /* (only when iterated: checkpoints from before the option keep their hash) */
+            if (m->pullback > 1)
+                hash_u64(&s, m->pullback);
             const ldem_lset_family *f = w->shapes[k].family;
             hash_u64(&s, f ? f->nsamples : 0);
             if (f) {

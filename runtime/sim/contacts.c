@@ -228,12 +228,11 @@ static ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at)
     if (!ms)
         return step;
     /* A deformable body's material point X (reference position, found by pulling the
-     * current body-frame point back by the modal displacement) also moved by
-     * R_prev (u(X, ε) − u(X, ε_prev)) over the step. */
+     * current body-frame point back by the modal displacement, as the remap does) also
+     * moved by R_prev (u(X, ε) − u(X, ε_prev)) over the step. */
     const double *eps = w->modal.eps + b->modal[i], *eps_prev = w->modal.eps_prev + b->modal[i];
     ldem_vec3 p = ldem_quat_rotate_inv(b->q[i], r), u_now, u_prev;
-    ldem_modes_displacement(ms, eps, p, &u_now, NULL);
-    ldem_vec3 X = ldem_vec3_sub(p, u_now);
+    ldem_vec3 X = ldem_modes_pull_back(ms, eps, p, NULL);
     ldem_modes_displacement(ms, eps, X, &u_now, NULL);
     ldem_modes_displacement(ms, eps_prev, X, &u_prev, NULL);
     return ldem_vec3_add(step, ldem_quat_rotate(b->q_prev[i], ldem_vec3_sub(u_now, u_prev)));
@@ -286,9 +285,9 @@ static void project_force(const ldem_world *w, uint32_t body, uint64_t node, lde
         }
         return;
     }
-    ldem_vec3 p = ldem_quat_rotate_inv(b->q[body], ldem_vec3_sub(at, b->x[body])), u;
-    ldem_modes_displacement(ms, w->modal.eps + b->modal[body], p, &u, NULL);
-    ldem_modes_eval(ms, ldem_vec3_sub(p, u), phi, NULL);
+    ldem_vec3 p = ldem_quat_rotate_inv(b->q[body], ldem_vec3_sub(at, b->x[body]));
+    ldem_modes_eval(ms, ldem_modes_pull_back(ms, w->modal.eps + b->modal[body], p, NULL), phi,
+                    NULL);
     for (uint32_t a = 0; a < ms->n; a++)
         gen[a] += ldem_vec3_dot(phi[a], fb);
 }

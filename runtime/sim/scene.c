@@ -736,14 +736,15 @@ static int parse_modal_damping(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
 
 static int parse_shape_modes(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
 {
-    static const char *const keys[] = {"levelset", "range", "samples", "damping", NULL};
+    static const char *const keys[] = {"levelset", "range", "samples", "damping", "pullback",
+                                       NULL};
     size_t mark = key_push(c, "modes");
     char buf[80];
     m->given = 1;
     m->line = n->from_set ? 0 : n->line;
     int rc = n->kind == LDEM_SN_MAPPING ? check_mapping(c, n, keys)
                                         : FAIL(c, n, "expected a mapping {levelset, range, "
-                                               "samples, damping}, got %s",
+                                               "samples, damping, pullback}, got %s",
                                                looks(n, buf, sizeof buf));
     const ldem_sn *ls = rc ? NULL : ldem_sn_get(n, "levelset");
     if (ls) {
@@ -765,6 +766,14 @@ static int parse_shape_modes(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
         size_t m2 = key_push(c, "samples");
         rc = FAIL(c, ldem_sn_get(n, "samples"), "expected a whole number >= 2, got %llu",
                   (unsigned long long)m->samples);
+        key_pop(c, m2);
+    }
+    if (!rc)
+        rc = int_field(c, n, "pullback", 100, &m->pullback);
+    if (!rc && m->pullback < 1) {
+        size_t m2 = key_push(c, "pullback");
+        rc = FAIL(c, ldem_sn_get(n, "pullback"), "expected a whole number >= 1, got %llu",
+                  (unsigned long long)m->pullback);
         key_pop(c, m2);
     }
     const ldem_sn *damping = rc ? NULL : ldem_sn_get(n, "damping");
@@ -862,6 +871,7 @@ static int parse_shape(ctx *c, const char *name, const ldem_sn *m, ldem_scene_sh
         key_pop(c, mark);
     }
     out->modes.samples = 9;
+    out->modes.pullback = 1;
     const ldem_sn *modes = rc ? NULL : ldem_sn_get(m, "modes");
     if (modes && sphere) {
         size_t mark = key_push(c, "modes");

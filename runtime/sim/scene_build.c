@@ -257,6 +257,8 @@ static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const l
         rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, opt->line), opt->line,
                           "shapes.%.100s.modes.range: %zu pairs for %u modes (give one pair for "
                           "all, or one per mode)", sh->name, opt->nrange, ms->n);
+    if (!rc)
+        ms->pullback = (uint32_t)opt->pullback;
     if (!rc && opt->levelset == LDEM_LEVELSET_PRECOMPUTED) {
         double *lo = malloc(ms->n * sizeof *lo), *hi = malloc(ms->n * sizeof *hi);
         if (!lo || !hi || !(out->family = calloc(1, sizeof *out->family)))

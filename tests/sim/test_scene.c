@@ -502,7 +502,8 @@ Test(scene, deformable_keys)
     cr_assert_eq(s.shapes[3].modes.damping, LDEM_MODAL_DAMPING_NONE);
     m = &s.shapes[4].modes;                            /* beam4: no block, the defaults */
     cr_assert(!m->given && m->levelset == LDEM_LEVELSET_REMAP && m->nrange == 0 &&
-              m->samples == 9 && m->damping == LDEM_MODAL_DAMPING_BUNDLE);
+              m->samples == 9 && m->damping == LDEM_MODAL_DAMPING_BUNDLE && m->pullback == 1);
+    cr_assert_eq(s.shapes[2].modes.pullback, 3);
 
     cr_assert_eq(s.ngrains, 7);
     const ldem_scene_grain *g = s.grains;
@@ -546,7 +547,7 @@ Test(scene, deformable_defaults_and_set)
     cr_assert(s.modal_safety == 1.5 && s.probe_modes == 0);
     const ldem_scene_modes *m = &s.shapes[4].modes;
     cr_assert(m->given && m->line == 0 && m->levelset == LDEM_LEVELSET_PRECOMPUTED &&
-              m->samples == 3);
+              m->samples == 3 && m->pullback == 1);
     const ldem_scene_modal_init *init = &s.modal_inits[s.grains[3].modal_init];
     cr_assert(init->n == 3 && init->amplitude[2] == 1 && init->line == 0);
     ldem_scene_free(&s);
@@ -646,6 +647,11 @@ Test(scene, deformable_errors_time_and_shapes)
                                 NULL});
     expect_bad(6, "  beam: {bundle: beam.ldg, modes: {samples: 2.5}}",
                (const char *[]){"shapes.beam.modes.samples", "whole number", NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {pullback: 0}}",
+               (const char *[]){"shapes.beam.modes.pullback: expected a whole number >= 1",
+                                NULL});
+    expect_bad(6, "  beam: {bundle: beam.ldg, modes: {pullback: 1000}}",
+               (const char *[]){"shapes.beam.modes.pullback", NULL});
     expect_bad(6, "  beam: {bundle: beam.ldg, modes: {damping: lots}}",
                (const char *[]){"shapes.beam.modes.damping: expected bundle, none, {ratio: zeta}"
                                 " or {rayleigh: [alpha, beta]}", "'lots'", NULL});

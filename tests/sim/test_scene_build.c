@@ -840,10 +840,22 @@ Test(scene_build, deformable_damping_override)
     cr_assert(ms->C[1] == 0.0 && ms->C[2] == 0.0);
     free_both(&s, &w);
 
-    /* without DAMP and without override: no damping */
+    /* without DAMP and without override: no damping, and Henzel's one-step pull back */
     build_deformable_ok(WITH_GRID, &s, &w, 0, NULL);
     for (int k = 0; k < 4; k++)
         cr_assert_eq(w.shapes[0].modes->C[k], 0.0);
+    cr_assert_eq(w.shapes[0].modes->pullback, 1u);
+    free_both(&s, &w);
+}
+
+/* modes.pullback reaches the shape's modeset (the remap and the contacts read it there). */
+Test(scene_build, deformable_pullback_steps)
+{
+    ldem_scene s;
+    ldem_world w;
+    const char *three[] = {"shapes.grain.modes={pullback: 3}"};
+    build_deformable_ok(WITH_GRID, &s, &w, 1, three);
+    cr_assert_eq(w.shapes[0].modes->pullback, 3u);
     free_both(&s, &w);
 }
 

@@ -61,6 +61,7 @@ typedef struct ldem_scene_modes {
     size_t nrange;                    /* 0 (default), 1 (all modes) or one pair per mode */
     double *range;                    /* nrange pairs (min, max) */
     uint64_t samples;                 /* precomputed: amplitudes per mode */
+    uint64_t pullback;                /* fixed-point steps of the pull back, ≥ 1 */
     int damping;                      /* enum ldem_scene_modal_damping */
     double zeta, alpha, beta;
     long line;

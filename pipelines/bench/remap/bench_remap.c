@@ -23,6 +23,7 @@
  *   rigid         ldem_lset_sample at p (ignores the deformation: the cost floor)
  *   remap         ldem_levelset_sample_remap with the analytic Φ (sin/cos per query)
  *   remap-grid    the same with Φ from MODE's float32 grid field (trilinear)
+ *   remap-3       remap with the analytic Φ and a 3-step pull back (modes: {pullback: 3})
  *   family-N      ldem_lset_family_sample, N amplitudes over [−E, E] (build time, bytes)
  * Times are the fastest of repeated passes over all query points (the machine is shared),
  * in ns per query and as a ratio to the rigid query of the same run. */
@@ -84,6 +85,7 @@ typedef struct grain {
     ldem_modes modes;
     ldem_matrix K, M;
     ldem_modeset analytic, grid; /* Φ by descriptor; Φ by MODE's grid field */
+    ldem_modeset iterated;       /* analytic's arrays, pulled back in 3 steps (not freed) */
     int has_grid;
     double half[3]; /* the cuboid's half extents (NODE's bounding box) */
     double h;
@@ -325,7 +327,7 @@ static void free_points(points *pts)
 
 /* ---- methods ---- */
 
-enum { RIGID, REMAP, REMAP_GRID, FAMILY };
+enum { RIGID, REMAP, REMAP_GRID, REMAP_ITERATED, FAMILY };
 
 typedef struct method {
     int kind;
@@ -351,6 +353,10 @@ static void run(const method *m, const grain *g, double eps, const points *pts, 
     case REMAP_GRID:
         for (size_t i = 0; i < n; i++)
             ldem_levelset_sample_remap(ls, &g->grid, &eps, pts->p[i], &phi[i], &grad[i]);
+        break;
+    case REMAP_ITERATED:
+        for (size_t i = 0; i < n; i++)
+            ldem_levelset_sample_remap(ls, &g->iterated, &eps, pts->p[i], &phi[i], &grad[i]);
         break;
     default:
         for (size_t i = 0; i < n; i++)
@@ -465,12 +471,15 @@ int main(int argc, char **argv)
     check_input(&g);
 
     /* the precomputed families */
-    method methods[4 + MAX_LIST];
+    method methods[5 + MAX_LIST];
     size_t nmethods = 0;
     methods[nmethods++] = (method){RIGID, "rigid", NULL};
     methods[nmethods++] = (method){REMAP, "remap", NULL};
     if (g.has_grid)
         methods[nmethods++] = (method){REMAP_GRID, "remap-grid", NULL};
+    g.iterated = g.analytic;
+    g.iterated.pullback = 3;
+    methods[nmethods++] = (method){REMAP_ITERATED, "remap-3", NULL};
     ldem_lset_family families[MAX_LIST];
     for (size_t s = 0; s < nsamples; s++) {
         uint32_t n = (uint32_t)samples_d[s];
