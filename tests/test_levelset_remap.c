@@ -236,6 +236,21 @@ static int one_cell(const ldem_lset *ls, ldem_vec3 x, double d)
     return 1;
 }
 
+/* The largest |g_j − (φ(p + d e_j) − φ(p − d e_j)) / 2d| of the remapped φ. */
+static double gradient_vs_differences(const ldem_lset *ls, const ldem_modeset *set, double eps,
+                                      ldem_vec3 p, ldem_vec3 g, double d)
+{
+    double gc[3] = {g.x, g.y, g.z}, worst = 0.0;
+    for (int j = 0; j < 3; j++) {
+        ldem_vec3 e = ldem_vec3_make(j == 0 ? d : 0, j == 1 ? d : 0, j == 2 ? d : 0);
+        double fp, fm;
+        ldem_levelset_sample_remap(ls, set, &eps, ldem_vec3_add(p, e), &fp, NULL);
+        ldem_levelset_sample_remap(ls, set, &eps, ldem_vec3_sub(p, e), &fm, NULL);
+        worst = fmax(worst, fabs(gc[j] - (fp - fm) / (2.0 * d)));
+    }
+    return worst;
+}
+
 Test(levelset_remap, gradient_matches_finite_differences_and_the_world_query)
 {
     const double h = 0.25, eps = -0.35;
@@ -258,14 +273,7 @@ Test(levelset_remap, gradient_matches_finite_differences_and_the_world_query)
         double phi;
         ldem_vec3 g;
         ldem_levelset_sample_remap(&ls, &s.set, &eps, p, &phi, &g);
-        double gc[3] = {g.x, g.y, g.z};
-        for (int j = 0; j < 3; j++) {
-            ldem_vec3 e = ldem_vec3_make(j == 0 ? d : 0, j == 1 ? d : 0, j == 2 ? d : 0);
-            double fp, fm;
-            ldem_levelset_sample_remap(&ls, &s.set, &eps, ldem_vec3_add(p, e), &fp, NULL);
-            ldem_levelset_sample_remap(&ls, &s.set, &eps, ldem_vec3_sub(p, e), &fm, NULL);
-            worst = fmax(worst, fabs(gc[j] - (fp - fm) / (2.0 * d)));
-        }
+        worst = fmax(worst, gradient_vs_differences(&ls, &s.set, eps, p, g, d));
         /* the world query of the posed grain: the same φ, the gradient rotated */
         double phi_w;
         ldem_vec3 g_w;
@@ -327,14 +335,7 @@ Test(levelset_remap, iterated_pull_back_closes_the_lag)
         double phi;
         ldem_vec3 g;
         ldem_levelset_sample_remap(&ls, &s.set, &e2, p, &phi, &g);
-        double gc[3] = {g.x, g.y, g.z};
-        for (int j = 0; j < 3; j++) {
-            ldem_vec3 e = ldem_vec3_make(j == 0 ? d : 0, j == 1 ? d : 0, j == 2 ? d : 0);
-            double fp, fm;
-            ldem_levelset_sample_remap(&ls, &s.set, &e2, ldem_vec3_add(p, e), &fp, NULL);
-            ldem_levelset_sample_remap(&ls, &s.set, &e2, ldem_vec3_sub(p, e), &fm, NULL);
-            worst = fmax(worst, fabs(gc[j] - (fp - fm) / (2.0 * d)));
-        }
+        worst = fmax(worst, gradient_vs_differences(&ls, &s.set, e2, p, g, d));
     }
     cr_assert_geq(used, 1000, "only %d usable points", used);
     cr_assert(worst <= 1e-6, "gradient vs finite differences: %.3g", worst);

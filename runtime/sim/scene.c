@@ -297,6 +297,20 @@ static int int_field(ctx *c, const ldem_sn *map, const char *key, double max, ui
     return rc;
 }
 
+/* int_field with a smallest allowed value. */
+static int int_field_from(ctx *c, const ldem_sn *map, const char *key, uint64_t least,
+                          double max, uint64_t *out)
+{
+    int rc = int_field(c, map, key, max, out);
+    if (!rc && *out < least) {
+        size_t mark = key_push(c, key);
+        rc = FAIL(c, ldem_sn_get(map, key), "expected a whole number >= %llu, got %llu",
+                  (unsigned long long)least, (unsigned long long)*out);
+        key_pop(c, mark);
+    }
+    return rc;
+}
+
 static int bool_field(ctx *c, const ldem_sn *map, const char *key, int *out)
 {
     const ldem_sn *n = ldem_sn_get(map, key);
@@ -761,21 +775,9 @@ static int parse_shape_modes(ctx *c, const ldem_sn *n, ldem_scene_modes *m)
     if (range)
         rc = parse_range(c, range, m);
     if (!rc)
-        rc = int_field(c, n, "samples", 1e6, &m->samples);
-    if (!rc && m->samples < 2) {
-        size_t m2 = key_push(c, "samples");
-        rc = FAIL(c, ldem_sn_get(n, "samples"), "expected a whole number >= 2, got %llu",
-                  (unsigned long long)m->samples);
-        key_pop(c, m2);
-    }
+        rc = int_field_from(c, n, "samples", 2, 1e6, &m->samples);
     if (!rc)
-        rc = int_field(c, n, "pullback", 100, &m->pullback);
-    if (!rc && m->pullback < 1) {
-        size_t m2 = key_push(c, "pullback");
-        rc = FAIL(c, ldem_sn_get(n, "pullback"), "expected a whole number >= 1, got %llu",
-                  (unsigned long long)m->pullback);
-        key_pop(c, m2);
-    }
+        rc = int_field_from(c, n, "pullback", 1, 100, &m->pullback);
     const ldem_sn *damping = rc ? NULL : ldem_sn_get(n, "damping");
     if (damping)
         rc = parse_modal_damping(c, damping, m);
