@@ -410,17 +410,24 @@ static void ragged_sections(ragged *r)
                       (double[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
 }
 
+/* The ragged modes built (m), and the sections they were built from (free both). */
+static ragged *ragged_modeset(ldem_modeset *m)
+{
+    ragged *r = malloc(sizeof *r);
+    cr_assert_not_null(r);
+    ragged_sections(r);
+    build_ok(&r->s, NULL, NULL, 0, NULL, m);
+    return r;
+}
+
 /* b_i(p) ≥ |u_i(p)| and u_i(p) within its block's range everywhere, in and around the box,
  * for any amplitudes; b is no looser
  * than the grain-wide Σ|εα| max|Φα|; and it is local: far from the only mode that moves,
  * both u and the bound are exactly zero. */
 Test(modes, displacement_bound_holds_and_is_local)
 {
-    ragged *r = malloc(sizeof *r);
-    cr_assert_not_null(r);
-    ragged_sections(r);
     ldem_modeset m;
-    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    ragged *r = ragged_modeset(&m);
     cr_assert(m.block_lo && m.block_hi);
     cr_assert(m.block_dims[0] == 4 && m.block_dims[1] == 2 && m.block_dims[2] == 3,
               "blocks %u x %u x %u", m.block_dims[0], m.block_dims[1], m.block_dims[2]);
@@ -471,11 +478,8 @@ Test(modes, displacement_bound_holds_and_is_local)
  * lies in the block's neighbour range, which the block's own range alone would miss. */
 Test(modes, near_range_covers_the_neighbour_blocks)
 {
-    ragged *r = malloc(sizeof *r);
-    cr_assert_not_null(r);
-    ragged_sections(r);
     ldem_modeset m;
-    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    ragged *r = ragged_modeset(&m);
     const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
     int outside_own = 0;
     rng_seed(23);
@@ -515,11 +519,8 @@ Test(modes, near_range_covers_the_neighbour_blocks)
  * √3 turns the max norm it contracts into the Euclidean one). */
 Test(modes, pull_back_inverts_the_deformation)
 {
-    ragged *r = malloc(sizeof *r);
-    cr_assert_not_null(r);
-    ragged_sections(r);
     ldem_modeset m;
-    build_ok(&r->s, NULL, NULL, 0, NULL, &m);
+    ragged *r = ragged_modeset(&m);
     cr_assert_eq(m.pullback, 1u, "one step after build");
     const double lo[3] = {-2.0, -1.0, 0.5}, hi[3] = {4.5, 1.0, 8.0};
     double err[3] = {0.0, 0.0, 0.0}, grad_max = 0.0;

@@ -157,6 +157,13 @@ void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t blo
 void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_t block,
                                  ldem_vec3 *lo, ldem_vec3 *hi, ldem_vec3 *edge);
 
+/* The range of each u_i over every point where the pull back (m->pullback steps) from a
+ * point of `block` evaluates u: the block's own range after one step, its neighbours'
+ * when iterated. Returns 0, with no range, when an iterated pull back can leave the
+ * neighbours (some |u_i| reaches the block edge): only the field-wide bound holds then. */
+int ldem_modes_pull_back_range(const ldem_modeset *m, const double *eps, size_t block,
+                               ldem_vec3 *lo, ldem_vec3 *hi);
+
 /* The reference point X of body-frame point p, X + u(X) = p: m->pullback fixed-point steps
  * X ← p − u(X) from X = p. One step is Henzel's X = p − u(p) (§3.1.3), off by O(|u| |∇u|);
  * each further step multiplies the error by about |∇u| (the map contracts for |∇u| < 1).

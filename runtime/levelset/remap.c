@@ -33,14 +33,12 @@ double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
     if (all_zero(modes, eps))
         return 0.0;
     if (modes->pullback > 1 && modes->field == LDEM_MODE_FIELD_GRID) {
-        /* the iterates stray from p: the neighbours' range while it is shorter than a
-         * block (ldem_modes_block_range_near), else the whole field's */
-        ldem_vec3 lo, hi, edge;
-        ldem_modes_block_range_near(modes, eps, ldem_modes_block_of(modes, p), &lo, &hi, &edge);
-        ldem_vec3 b = ldem_vec3_make(fmax(-lo.x, hi.x), fmax(-lo.y, hi.y), fmax(-lo.z, hi.z));
-        if (b.x < edge.x && b.y < edge.y && b.z < edge.z)
-            return weighted(lip, b);
-        return ldem_levelset_remap_reach_max(modes, eps, lip);
+        /* the iterates stray from p (ldem_modes_pull_back_range) */
+        ldem_vec3 lo, hi;
+        if (!ldem_modes_pull_back_range(modes, eps, ldem_modes_block_of(modes, p), &lo, &hi))
+            return ldem_levelset_remap_reach_max(modes, eps, lip);
+        return weighted(lip, ldem_vec3_make(fmax(-lo.x, hi.x), fmax(-lo.y, hi.y),
+                                            fmax(-lo.z, hi.z)));
     }
     return weighted(lip, ldem_modes_displacement_bound(modes, eps, p));
 }

@@ -103,17 +103,9 @@ double ldem_levelset_remap_drop(const ldem_lset_slopes *s, const double lip[3],
                                 size_t mode_block)
 {
     ldem_vec3 ul, uh;
-    if (modes->pullback <= 1) {
-        ldem_modes_block_range(modes, eps, mode_block, &ul, &uh);
-    } else {
-        /* an iterated pull back evaluates u away from p, within the neighbours' range as
-         * long as that range is shorter than a block; else anywhere in the field */
-        ldem_vec3 edge;
-        ldem_modes_block_range_near(modes, eps, mode_block, &ul, &uh, &edge);
-        if (!(larger(-ul.x, uh.x) < edge.x && larger(-ul.y, uh.y) < edge.y &&
-              larger(-ul.z, uh.z) < edge.z))
-            return ldem_levelset_remap_reach_max(modes, eps, lip);
-    }
+    /* (an iterated pull back evaluates u away from p, possibly anywhere in the field) */
+    if (!ldem_modes_pull_back_range(modes, eps, mode_block, &ul, &uh))
+        return ldem_levelset_remap_reach_max(modes, eps, lip);
     /* |u_i| ≤ the larger end of its range */
     double ux = larger(-ul.x, uh.x), uy = larger(-ul.y, uh.y), uz = larger(-ul.z, uh.z);
     /* the sign-aware bound needs the pull back to stay within the slopes' neighbourhood */

@@ -762,6 +762,19 @@ void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_
                            1.0 / m->block_scale[2]);
 }
 
+int ldem_modes_pull_back_range(const ldem_modeset *m, const double *eps, size_t block,
+                               ldem_vec3 *lo, ldem_vec3 *hi)
+{
+    if (m->pullback <= 1) {
+        ldem_modes_block_range(m, eps, block, lo, hi);
+        return 1;
+    }
+    ldem_vec3 edge;
+    ldem_modes_block_range_near(m, eps, block, lo, hi, &edge);
+    return fmax(-lo->x, hi->x) < edge.x && fmax(-lo->y, hi->y) < edge.y &&
+           fmax(-lo->z, hi->z) < edge.z;
+}
+
 ldem_vec3 ldem_modes_pull_back(const ldem_modeset *m, const double *eps, ldem_vec3 p,
                                ldem_mat3 *J)
 {
