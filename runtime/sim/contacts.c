@@ -252,11 +252,14 @@ static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i)
     const ldem_bodies *b = &w->bodies;
     const ldem_shape *sh = &w->shapes[b->shape[i]];
     ldem_ls_grain g = {.lset = &sh->lset, .nodes = &sh->nodes, .x = b->x[i], .q = b->q[i],
-                       .radius = sh->bounding_radius, .clusters = sh->clusters};
+                       .radius = sh->bounding_radius, .size = sh->bounding_radius,
+                       .clusters = sh->clusters};
     if (b->modal[i] != LDEM_RIGID) {
-        g.radius = b->radius[i]; /* grown by the deformation */
-        /* the growth bounds every node's displacement (ldem_modal_deform) */
-        g.slack = fmax(0.0, b->radius[i] - w->modal.radius0[i]) * (1.0 + 1e-12);
+        g.radius = b->radius[i]; /* as the deformation moved the surface (ldem_modal_deform) */
+        g.size = w->modal.grown[i];
+        g.slack = ldem_modal_node_slack(&w->modal, i);
+        if (w->work->group_off && w->work->group_off[i] != SIZE_MAX)
+            g.group_slack = w->work->group_slack + w->work->group_off[i];
         g.modes = sh->modes;
         g.eps = w->modal.eps + b->modal[i];
         g.family = sh->family;

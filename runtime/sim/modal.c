@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldem/sim/node_clusters.h"
 #include "sim_internal.h"
 
 /* The body's modes, or NULL when it is rigid. */
@@ -55,10 +56,16 @@ static double growth(const ldem_modeset *ms, const double *eps)
     return g;
 }
 
+double ldem_modal_node_slack(const ldem_modal_state *m, size_t i)
+{
+    return fmax(0.0, m->grown[i] - m->radius0[i]) * (1.0 + 1e-12);
+}
+
 void ldem_modal_deform(ldem_world *w)
 {
     ldem_bodies *b = &w->bodies;
     ldem_modal_state *m = &w->modal;
+    const ldem_step_work *k = w->work;
     if (!m->ndof)
         return;
     /* The nodes themselves are deformed where they are needed (ldem_world_body_node). */
@@ -66,7 +73,21 @@ void ldem_modal_deform(ldem_world *w)
         const ldem_modeset *ms = modes_of(w, i);
         if (!ms)
             continue;
-        b->radius[i] = m->radius0[i] + growth(ms, m->eps + b->modal[i]);
+        const double *eps = m->eps + b->modal[i];
+        double grown = m->radius0[i] + growth(ms, eps);
+        b->radius[i] = m->grown[i] = grown;
+        if (!k || !k->group_off || k->group_off[i] == SIZE_MAX)
+            continue;
+        /* Tighter: the clusters' radial bound, plus how far the zero set reaches past the
+         * undeformed nodes (radius0 - node_reach, 0 for nodes on a sphere). Each cluster's
+         * slack, capped by the body's, is kept for the narrow phase. */
+        const ldem_node_clusters *c = w->shapes[b->shape[i]].clusters;
+        double *slack = k->group_slack + k->group_off[i];
+        double reach = ldem_node_clusters_deformed_reach(c, eps, slack);
+        b->radius[i] = fmin(grown, m->radius0[i] + (reach - c->node_reach));
+        double cap = ldem_modal_node_slack(m, i);
+        for (size_t g = 0; g < c->count; g++)
+            slack[g] = slack[g] < cap ? slack[g] : cap;
     }
 }
 

@@ -64,9 +64,11 @@ static double inside_reach(const ldem_ls_grain *g)
     return fmin(grid, g->radius + cell_diagonal(g->lset));
 }
 
-/* The grain's size for the curvature cap. */
+/* The grain's size for the curvature cap (and the scale of rounding margins). */
 static double size_of(const ldem_ls_grain *g)
 {
+    if (g->size > 0.0)
+        return g->size;
     return g->radius > 0.0 ? g->radius : grid_half_diagonal(g->lset);
 }
 
@@ -135,16 +137,24 @@ static size_t groups_of(const ldem_ls_grain *g)
 /* How far group c's nodes moved from their reference positions: the grain's slack, or
  * less, Σα |εα| max|Φα| over the cluster, when the clusters know their modes (near a pole
  * of one mode the others move the nodes little). */
-static double group_slack(const ldem_ls_grain *g, size_t c)
+static double computed_group_slack(const ldem_ls_grain *g, size_t c)
 {
     const ldem_node_clusters *k = g->clusters;
-    if (!k || !k->mode_max || !g->modes || !g->eps || g->position || k->nmodes != g->modes->n)
+    if (!k || !k->mode_max || !g->modes || g->position || k->nmodes != g->modes->n)
         return g->slack;
-    double s = 0.0;
-    for (uint32_t a = 0; a < k->nmodes; a++)
-        s += fabs(g->eps[a]) * k->mode_max[c * k->nmodes + a];
-    s *= 1.0 + 1e-12;
+    double s = ldem_node_clusters_slack(k, c, g->eps);
     return s < g->slack ? s : g->slack;
+}
+
+/* The same, inlined for the loops over every group: the step's per-cluster values when
+ * the caller has them, the grain's own (0) when it is rigid. */
+static inline double group_slack(const ldem_ls_grain *g, size_t c)
+{
+    if (g->group_slack)
+        return g->group_slack[c];
+    if (!g->eps)
+        return g->slack;
+    return computed_group_slack(g, c);
 }
 
 /* Body-frame bounding sphere of group c, grown by its slack; 0 when there is none (no
@@ -213,13 +223,15 @@ static inline ldem_vec3 apply(const ldem_mat3 *r, ldem_vec3 v)
  * fraction of the remap (which must also evaluate the modes). Two bounds, the cheaper
  * first: the grain-wide Lipschitz reach (ldem_levelset_remap_reach_max), then the local
  * drop of the blocks holding p (ldem_levelset_remap_drop, sign-aware with the slopes),
- * cached for a few block pairs (a cluster's nodes fall in a few). The margins cover
+ * cached per block pair (a call's nodes fall in a few dozen). The margins cover
  * rounding. */
-#define FILTER_SLOTS 8 /* a cluster spans a few blocks; a power of two */
+#define FILTER_SLOTS 64 /* a power of two */
 
 typedef struct remap_filter {
     const ldem_ls_grain *g;
     int on;
+    int same_blocks; /* the MODE and the level set's block grids coincide (modefit samples the
+                      * modes on the level set's grid): one block index serves both */
     double rounding, reach_max;
     struct {
         size_t mode_block, lset_block;
@@ -236,6 +248,12 @@ static void remap_filter_init(remap_filter *f, const ldem_ls_grain *g)
             g->modes->field == LDEM_MODE_FIELD_GRID;
     if (!f->on)
         return;
+    const ldem_modeset *m = g->modes;
+    const ldem_lset_slopes *s = g->slopes;
+    f->same_blocks = 1;
+    for (int a = 0; a < 3; a++)
+        f->same_blocks &= m->origin[a] == s->origin[a] && m->block_scale[a] == s->block_scale[a] &&
+                          m->block_dims[a] == s->block_dims[a];
     f->rounding = 1e-9 * (1.0 + size_of(g));
     f->reach_max =
         ldem_levelset_remap_reach_max(g->modes, g->eps, g->slopes->lipschitz) * (1.0 + 1e-9) +
@@ -253,8 +271,8 @@ static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
     if (phi0 > f->reach_max)
         return 1;
     size_t mb = ldem_modes_block_of(g->modes, p);
-    size_t lb = ldem_lset_slopes_block(g->slopes, p);
-    size_t k = (mb * 31u + lb) & (FILTER_SLOTS - 1);
+    size_t lb = f->same_blocks ? mb : ldem_lset_slopes_block(g->slopes, p);
+    size_t k = (f->same_blocks ? mb : mb * 31u + lb) & (FILTER_SLOTS - 1);
     if (mb != f->slot[k].mode_block || lb != f->slot[k].lset_block) {
         f->slot[k].mode_block = mb;
         f->slot[k].lset_block = lb;

@@ -121,6 +121,45 @@ int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, l
     return LDEM_OK;
 }
 
+/* Cluster i's bounds from its nodes' positions and mode values v (n modes, 3 values each):
+ * max |Φα|, min/max of x̂·Φα, min/max |x|. */
+static void cluster_mode_bounds(const ldem_node_clusters *c, size_t i, const double *v,
+                                uint32_t n, double *most, double *rlo, double *rhi, double *nlo,
+                                double *nhi)
+{
+    nlo[i] = INFINITY;
+    nhi[i] = 0.0;
+    for (uint32_t a = 0; a < n; a++) {
+        most[i * n + a] = 0.0;
+        rlo[i * n + a] = INFINITY;
+        rhi[i * n + a] = -INFINITY;
+    }
+    for (uint32_t j = c->cluster[i].first; j < c->cluster[i].first + c->cluster[i].count; j++) {
+        const double *x = c->position + 3 * (size_t)j;
+        double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        nlo[i] = fmin(nlo[i], r);
+        nhi[i] = fmax(nhi[i], r);
+        for (uint32_t a = 0; a < n; a++) {
+            const double *phi = v + (j * (size_t)n + a) * 3;
+            double len = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+            double radial = r > 0.0 ? (x[0] * phi[0] + x[1] * phi[1] + x[2] * phi[2]) / r : 0.0;
+            most[i * n + a] = fmax(most[i * n + a], len);
+            rlo[i * n + a] = fmin(rlo[i * n + a], radial);
+            rhi[i * n + a] = fmax(rhi[i * n + a], radial);
+        }
+    }
+}
+
+static void free_mode_tables(ldem_node_clusters *c)
+{
+    free(c->mode_values);
+    free(c->mode_max);
+    free(c->radial_lo);
+    free(c->radial_hi);
+    free(c->r_lo);
+    free(c->r_hi);
+}
+
 int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const ldem_modeset *m, ldem_err *err)
 {
     size_t count = 0;
@@ -131,29 +170,78 @@ int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const ldem_modeset *m
                             "modes for %llu nodes attached to clusters of %zu",
                             (unsigned long long)m->nnodes, count);
     size_t per = 3 * (size_t)m->n;
-    double *v = malloc((count ? count : 1) * per * sizeof *v);
-    if (!v)
-        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
-    for (size_t j = 0; j < count; j++)
-        memcpy(v + j * per, ldem_modes_node_value(m, 0, c->order[j]), per * sizeof *v);
-    double *most = calloc((c->count ? c->count : 1) * m->n, sizeof *most);
-    if (!most) {
-        free(v);
+    size_t clusters = c->count ? c->count : 1, cells = clusters * m->n;
+    ldem_node_clusters t = {
+        .mode_values = malloc((count ? count : 1) * per * sizeof *t.mode_values),
+        .mode_max = malloc(cells * sizeof *t.mode_max),
+        .radial_lo = malloc(cells * sizeof *t.radial_lo),
+        .radial_hi = malloc(cells * sizeof *t.radial_hi),
+        .r_lo = malloc(clusters * sizeof *t.r_lo),
+        .r_hi = malloc(clusters * sizeof *t.r_hi)};
+    if (!t.mode_values || !t.mode_max || !t.radial_lo || !t.radial_hi || !t.r_lo || !t.r_hi) {
+        free_mode_tables(&t);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
     }
-    for (size_t i = 0; i < c->count; i++)
-        for (uint32_t j = c->cluster[i].first; j < c->cluster[i].first + c->cluster[i].count; j++)
-            for (uint32_t a = 0; a < m->n; a++) {
-                const double *phi = v + j * per + 3 * a;
-                double len = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
-                most[i * m->n + a] = fmax(most[i * m->n + a], len);
-            }
-    free(c->mode_values);
-    free(c->mode_max);
-    c->mode_values = v;
-    c->mode_max = most;
+    for (size_t j = 0; j < count; j++)
+        memcpy(t.mode_values + j * per, ldem_modes_node_value(m, 0, c->order[j]),
+               per * sizeof *t.mode_values);
+    double reach = 0.0;
+    for (size_t i = 0; i < c->count; i++) {
+        cluster_mode_bounds(c, i, t.mode_values, m->n, t.mode_max, t.radial_lo, t.radial_hi,
+                            t.r_lo, t.r_hi);
+        reach = fmax(reach, t.r_hi[i]);
+    }
+    free_mode_tables(c);
+    c->mode_values = t.mode_values;
+    c->mode_max = t.mode_max;
+    c->radial_lo = t.radial_lo;
+    c->radial_hi = t.radial_hi;
+    c->r_lo = t.r_lo;
+    c->r_hi = t.r_hi;
+    c->node_reach = reach;
     c->nmodes = m->n;
     return LDEM_OK;
+}
+
+/* Inlined into the per-step loop over every cluster below; the same operations in the same
+ * order wherever it runs, so the narrow phase's own evaluation gives the same bits. */
+static inline double cluster_slack(const ldem_node_clusters *k, size_t c, const double *eps)
+{
+    double s = 0.0;
+    for (uint32_t a = 0; a < k->nmodes; a++)
+        s += fabs(eps[a]) * k->mode_max[c * k->nmodes + a];
+    return s * (1.0 + 1e-12);
+}
+
+double ldem_node_clusters_slack(const ldem_node_clusters *k, size_t c, const double *eps)
+{
+    return cluster_slack(k, c, eps);
+}
+
+double ldem_node_clusters_deformed_reach(const ldem_node_clusters *k, const double *eps,
+                                         double *slack)
+{
+    double reach2 = 0.0;
+    for (size_t c = 0; c < k->count; c++) {
+        double m = cluster_slack(k, c, eps), s = 0.0;
+        if (slack)
+            slack[c] = m;
+        for (uint32_t a = 0; a < k->nmodes; a++) {
+            double lo = eps[a] * k->radial_lo[c * k->nmodes + a];
+            double hi = eps[a] * k->radial_hi[c * k->nmodes + a];
+            s += lo > hi ? lo : hi;
+        }
+        /* x̂·u ≤ |u|: the slack may be the tighter of the two (plain comparisons: this runs
+         * for every cluster of every deformable grain each step) */
+        s = s < m ? s : m;
+        /* r² + 2 r s is convex in r: its largest value over [r_lo, r_hi] is at an end */
+        double lo = k->r_lo[c], hi = k->r_hi[c];
+        double q_lo = lo * lo + 2.0 * lo * s, q_hi = hi * hi + 2.0 * hi * s;
+        double q = (q_lo > q_hi ? q_lo : q_hi) + m * m;
+        reach2 = q > reach2 ? q : reach2;
+    }
+    /* a hair more: the callers compare distances computed in other frames */
+    return sqrt(reach2) * (1.0 + 1e-12);
 }
 
 void ldem_node_clusters_free(ldem_node_clusters *c)
@@ -161,7 +249,6 @@ void ldem_node_clusters_free(ldem_node_clusters *c)
     free(c->order);
     free(c->cluster);
     free(c->position);
-    free(c->mode_values);
-    free(c->mode_max);
+    free_mode_tables(c);
     *c = (ldem_node_clusters){0};
 }

@@ -23,6 +23,11 @@ typedef struct ldem_step_work {
     uint32_t max_modes;            /* most modes of any deformable body's shape */
     double *modal_scratch;         /* max_modes values (the serial modal kick) */
     ldem_vec3 *phi_scratch;        /* nthreads × max_modes: Φα at a point (contacts) */
+    /* Each deformable body's node clusters' slack this step (ldem_modal_deform), so that
+     * the narrow phase does not recompute it for every pair: group_slack + group_off[i]
+     * holds body i's, group_off[i] == SIZE_MAX when its shape has no clusters with modes. */
+    size_t *group_off;
+    double *group_slack;
     int status;                    /* first failure inside a parallel region */
 } ldem_step_work;
 
@@ -61,9 +66,12 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err);
 void ldem_modal_kick(ldem_world *w, double h);
 /* ε_prev = ε; ε += dt ε̇. */
 void ldem_modal_drift(ldem_world *w, double dt);
-/* Grown bounding radii of every deformable body from its current ε (the nodes themselves
- * are deformed where needed: ldem_world_body_node). */
+/* Bounding radii of every deformable body from its current ε: modal.grown, and the tighter
+ * radius of its node clusters' radial bounds, whose per-cluster slack goes to the step work
+ * (the nodes themselves are deformed where needed: ldem_world_body_node). */
 void ldem_modal_deform(ldem_world *w);
+/* How far deformable body i's nodes moved at most (from modal.grown). */
+double ldem_modal_node_slack(const ldem_modal_state *m, size_t i);
 /* After the contact forces: Q = Σ contact gen (list order), F_int(ε), damping C ε̇ (its power
  * booked into work_damping when book_work), f_total = Q − F_int − C ε̇. */
 int ldem_modal_reduce(ldem_world *w, int book_work, ldem_err *err);

@@ -28,6 +28,8 @@ void ldem_step_work_free(struct ldem_step_work *k)
     free(k->wall_force_prev);
     free(k->modal_scratch);
     free(k->phi_scratch);
+    free(k->group_off);
+    free(k->group_slack);
     free(k);
 }
 
@@ -116,6 +118,19 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         k->modal_scratch = malloc(most * sizeof *k->modal_scratch);
         k->phi_scratch = malloc((size_t)k->nthreads * most * sizeof *k->phi_scratch);
         if (!k->modal_scratch || !k->phi_scratch)
+            goto nomem;
+    }
+    if (!k->group_off && w->modal.ndof) {
+        size_t total = 0;
+        if (!(k->group_off = malloc((n ? n : 1) * sizeof *k->group_off)))
+            goto nomem;
+        for (size_t i = 0; i < n; i++) {
+            const ldem_modeset *ms = ldem_world_body_modes(w, i);
+            const ldem_node_clusters *c = ms ? w->shapes[w->bodies.shape[i]].clusters : NULL;
+            k->group_off[i] = c && c->radial_lo && c->nmodes == ms->n ? total : SIZE_MAX;
+            total += k->group_off[i] != SIZE_MAX ? c->count : 0;
+        }
+        if (!(k->group_slack = malloc((total ? total : 1) * sizeof *k->group_slack)))
             goto nomem;
     }
     return LDEM_OK;

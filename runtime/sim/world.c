@@ -65,6 +65,7 @@ static void modal_free(ldem_modal_state *m)
     free(m->f_int);
     free(m->f_total);
     free(m->radius0);
+    free(m->grown);
     memset(m, 0, sizeof *m);
 }
 
@@ -96,8 +97,9 @@ int ldem_world_modal_init(ldem_world *w, ldem_err *err)
     m->f_int = calloc(nd, sizeof *m->f_int);
     m->f_total = calloc(nd, sizeof *m->f_total);
     m->radius0 = calloc(nb, sizeof *m->radius0);
+    m->grown = calloc(nb, sizeof *m->grown);
     if (!m->eps || !m->rate || !m->eps_prev || !m->force || !m->f_int || !m->f_total ||
-        !m->radius0) {
+        !m->radius0 || !m->grown) {
         modal_free(m);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
                             "out of memory for %zu modal amplitudes", ndof);

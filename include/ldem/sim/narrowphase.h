@@ -82,9 +82,12 @@ typedef struct ldem_ls_grain {
     ldem_vec3 x;             /* centre of mass (world) */
     ldem_quat q;             /* body → world */
     double radius;           /* optional bounding radius about x of the zero set (the shape's
-                              * bounding_radius): the cheap rejection of the other grain's
-                              * nodes and the cap on the patch's radii of curvature. 0: not
-                              * known, the grid's half-diagonal about x is used instead. */
+                              * bounding_radius, or the deformed grain's): the cheap rejection
+                              * of the other grain's nodes. 0: not known, the grid's
+                              * half-diagonal about x is used instead. */
+    double size;             /* optional: the grain's size for the cap on the patch's radii of
+                              * curvature when radius is a tighter bound than the one the cap
+                              * was tuned with (demrun: radius0 + Σα |εα| max|Φα|); 0: radius */
     /* Deformable grains (issue 7); all NULL for a rigid grain. */
     const double *position;  /* deformed node positions (body frame, 3 per node); NULL: the
                               * nodes' own positions */
@@ -99,6 +102,10 @@ typedef struct ldem_ls_grain {
      * from its reference position (0 for a rigid grain). */
     const struct ldem_node_clusters *clusters;
     double slack;
+    /* Optional, with clusters and modes: each cluster's own slack for this ε, as
+     * ldem_node_clusters_slack capped by slack (the step computes it once per grain);
+     * NULL: computed per query. */
+    const double *group_slack;
 } ldem_ls_grain;
 
 /* A posed wall (current position). */

@@ -41,6 +41,13 @@ typedef struct ldem_node_clusters {
     uint32_t nmodes;
     double *mode_max;        /* count × nmodes: max |Φα| over each cluster's nodes, which
                               * bounds how far they move: Σα |εα| mode_max */
+    /* The radial parts, which bound how far the deformed nodes reach from the body origin
+     * (ldem_node_clusters_deformed_reach): a compaction mode moves a sphere's poles inwards
+     * by ε but the slack above would add ε to the bounding radius. */
+    double *radial_lo, *radial_hi; /* count × nmodes: min, max of x̂·Φα over each cluster's
+                                    * nodes (x̂ = x/|x|; 0 for a node at the origin) */
+    double *r_lo, *r_hi;     /* count: min, max |x| over each cluster's nodes */
+    double node_reach;       /* max |x| over all nodes */
 } ldem_node_clusters;
 
 /* Group the nodes (at most UINT32_MAX of them). Deterministic: the same nodes always give
@@ -53,5 +60,16 @@ void ldem_node_clusters_free(ldem_node_clusters *c);
 struct ldem_modeset;
 int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const struct ldem_modeset *m,
                                     ldem_err *err);
+
+/* How far cluster c's nodes moved from their reference positions at most, for amplitudes
+ * eps (nmodes of them, modes attached): Σα |εα| mode_max, a hair more for rounding. */
+double ldem_node_clusters_slack(const ldem_node_clusters *k, size_t c, const double *eps);
+
+/* An upper bound of |x + Σα εα Φα(x)| over every node x (body frame, from the origin), from
+ * each cluster's radial ranges: |x + u|² = |x|² + 2|x| x̂·u + |u|², with x̂·u at most
+ * Σα max(εα radial_lo, εα radial_hi) and |u| at most the cluster's slack. Writes each
+ * cluster's slack to slack[c] when slack is not NULL. Needs the modes attached. */
+double ldem_node_clusters_deformed_reach(const ldem_node_clusters *k, const double *eps,
+                                         double *slack);
 
 #endif

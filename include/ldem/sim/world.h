@@ -141,6 +141,9 @@ typedef struct ldem_modal_state {
     double *f_int;           /* internal force F_int(ε) at the last evaluation */
     double *f_total;         /* Q − F_int − C ε̇ : what the next half kick applies */
     double *radius0;         /* per body: the undeformed bounding radius */
+    double *grown;           /* per body: radius0 + Σα |εα| max_k |Φα(node k)|, a bound of
+                              * every node's distance that the node slack and the patch's
+                              * curvature cap are measured from (radius may be tighter) */
 } ldem_modal_state;
 
 /* ---- walls ---- */
