@@ -85,12 +85,13 @@ static void contact_new(const ldem_world *w, ldem_contact *c, uint32_t i, uint32
     c->frame = ldem_quat_identity();
 }
 
-/* Frictional work a contact has done so far, whatever its law keeps it in. */
+/* Work a contact has dissipated so far: the tangential law's friction, wherever its law keeps
+ * it, plus c->dissipated (the linear law's friction, the Hertz laws' normal damping). */
 double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c)
 {
     switch (w->laws[c->law].law) {
-    case LDEM_LAW_HERTZ_JAGER: return c->law_state.jager.dissipated;
-    case LDEM_LAW_HERTZ_MINDLIN: return c->law_state.mindlin.dissipated;
+    case LDEM_LAW_HERTZ_JAGER: return c->law_state.jager.dissipated + c->dissipated;
+    case LDEM_LAW_HERTZ_MINDLIN: return c->law_state.mindlin.dissipated + c->dissipated;
     default: return c->dissipated;
     }
 }
@@ -433,6 +434,40 @@ static void clear_forces(ldem_contact *c)
     c->stored_normal = 0.0;
 }
 
+/* The pair's mass for the normal damping: m_i m_j / (m_i + m_j), a wall or a fixed body
+ * counting as infinitely heavy. A deformable grain counts with its rigid mass: its modes
+ * take part through the material points' velocity (material_step), not through m*. */
+static double effective_mass(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_bodies *b = &w->bodies;
+    int fixed_i = (b->flags[c->i] & LDEM_BODY_FIXED) != 0;
+    int fixed_j = (c->j & LDEM_WALL_BIT) || (b->flags[c->j] & LDEM_BODY_FIXED);
+    if (fixed_i)
+        return fixed_j ? 0.0 : b->mass[c->j];
+    if (fixed_j)
+        return b->mass[c->i];
+    return b->mass[c->i] * b->mass[c->j] / (b->mass[c->i] + b->mass[c->j]);
+}
+
+/* Viscous normal damping F_d = −c_n v_n, with c_n = 2 ζ √(k m*) and k = dN/dδ Hertz's tangent
+ * stiffness: ζ is then the damping ratio of the contact's own small oscillations at every
+ * load, and the restitution of a collision does not depend on the impact speed (the
+ * Tsuji-type model; tests/sim/test_contact_damping.c measures e(ζ)). v_n is the approach of
+ * the two material points over the step (du, deformation included), so a quasi-static
+ * compression, whose overlaps barely change, feels almost none of it. The total normal force
+ * never pulls: on separation F_d is capped at the elastic force. Its work goes to
+ * c->dissipated (never negative: −F_d v_n ≥ 0). */
+static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double d1,
+                             double normal, double du_n)
+{
+    double cn = 2.0 * zeta * sqrt(ldem_hertz_stiffness(&c->pair, d1) * effective_mass(w, c));
+    double f = -cn * du_n / w->dt;
+    if (f < -normal)
+        f = -normal;
+    c->dissipated -= f * du_n;
+    return f;
+}
+
 /* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
 static int hertz_contact(ldem_world *w, ldem_contact *c, const ldem_patch *p,
                          const ldem_quat *dq)
@@ -493,10 +528,14 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const ldem_patch *p,
         clear_forces(c);
         return rc;
     }
-    /* the force on j: N along n, and the tangential force opposing j's slide over i */
+    /* the force on j: N along n (with the normal damping, which the tangential laws do not
+     * see), and the tangential force opposing j's slide over i */
     double minus_t[2] = {-t[0], -t[1]};
-    set_forces(w, c, ldem_vec3_scale(n, normal), ldem_contact_from_frame(c->frame, minus_t, 0.0),
-               p->point);
+    double damped = law->damping > 0.0 && w->dt > 0.0
+                        ? normal_damping(w, c, law->damping, d1, normal, ldem_vec3_dot(du, n))
+                        : 0.0;
+    set_forces(w, c, ldem_vec3_scale(n, normal + damped),
+               ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
     c->stored_normal = 0.4 * normal * d1;
     return rc;
 }

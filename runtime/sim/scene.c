@@ -617,7 +617,8 @@ static int refuse_param(ctx *c, const ldem_sn *entry, const char *key, int law, 
 
 static int parse_contact(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
 {
-    static const char *const keys[] = {"between", "model", "beta", "friction", "kn", "ks", NULL};
+    static const char *const keys[] = {"between", "model", "beta", "friction", "kn", "ks",
+                                       "damping", NULL};
     int rc = check_mapping(c, entry, keys);
     out->line = entry->line;
     out->friction = -1.0;
@@ -634,6 +635,10 @@ static int parse_contact(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
         rc = refuse_param(c, entry, "kn", law, linear);
     if (!rc)
         rc = refuse_param(c, entry, "ks", law, linear);
+    if (!rc)
+        rc = refuse_param(c, entry, "damping", law, !linear);
+    if (!rc)
+        rc = num_field(c, entry, "damping", (range){0.0, 1.0, 0, 0}, NULL, &out->damping);
     if (!rc)
         rc = num_field(c, entry, "beta", (range){0.0, 2.0, 0, 0}, NULL, &out->beta);
     if (!rc)

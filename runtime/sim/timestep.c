@@ -77,6 +77,9 @@ double ldem_world_critical_dt(const ldem_world *w)
                            ? linear_time(pm[a].mass, law->kn)
                            : rayleigh_time(pm[a].radius, w->materials[a].density, law->E,
                                            law->nu);
+            /* Central differences with damping ratio ζ are stable up to ω dt = 2(√(1 + ζ²) − ζ)
+             * instead of 2 (the contact's normal damping). */
+            t *= sqrt(1.0 + law->damping * law->damping) - law->damping;
             dt = t < dt ? t : dt;
         }
     }

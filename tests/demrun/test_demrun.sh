@@ -176,6 +176,10 @@ restart)
   restart mindlin-2000 "$work/mindlin" 2000 -- "$box" --set "$mindlin"
   differ "mindlin is not jager" "$work/jager/probes.tsv" "$work/mindlin/probes.tsv"
 
+  # 2b. hertz-jager with normal contact damping (its work kept per contact in the checkpoint)
+  straight contact-damped -- "$box" --set contacts.0.damping=0.3
+  restart contact-damped-2013 "$work/contact-damped" 2013 -- "$box" --set contacts.0.damping=0.3
+
   # 3. level-set grains (ellipsoids) among spheres, stopped at the half and with the lid in
   #    contact
   ellipsoid_bundle

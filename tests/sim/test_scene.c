@@ -103,7 +103,9 @@ Test(scene, full_scene_materials_contacts_shapes)
     cr_assert_str_eq(s.contacts[0].material_a, "glass");
     cr_assert_str_eq(s.contacts[0].material_b, "glass");
     cr_assert_eq(s.contacts[0].law, LDEM_LAW_HERTZ_JAGER);
-    cr_assert(s.contacts[0].beta == 0.1 && s.contacts[0].friction == 0.4);
+    cr_assert(s.contacts[0].beta == 0.1 && s.contacts[0].friction == 0.4 &&
+              s.contacts[0].damping == 0.2);
+    cr_assert(s.contacts[2].damping == 0.0, "no damping unless asked");
     cr_assert_str_eq(s.contacts[1].material_a, "*");
     cr_assert_str_eq(s.contacts[1].material_b, "steel");
     cr_assert_eq(s.contacts[1].law, LDEM_LAW_LINEAR);
@@ -320,6 +322,15 @@ Test(scene, set_values_are_validated)
     const char *missing_nu[] = {"materials.glass={E: 1e9, density: 1, friction: 0}"};
     err = load_fail(SCENES "minimal.yaml", 1, missing_nu);
     expect_error(&err, "--set", 0, (const char *[]){"materials.glass: missing 'nu'", NULL});
+
+    const char *damped_linear[] = {"contacts.1.damping=0.1"};
+    err = load_fail(SCENES "full.yaml", 1, damped_linear);
+    expect_error(&err, "--set", 0, (const char *[]){"contacts.1.damping: does not apply to "
+                                                    "model linear", NULL});
+
+    const char *overdamped[] = {"contacts.2.damping=1.5"};
+    err = load_fail(SCENES "full.yaml", 1, overdamped);
+    expect_error(&err, "--set", 0, (const char *[]){"contacts.2.damping", "1.5", NULL});
 
     const char *empty[] = {"gravity="};
     err = load_fail(SCENES "minimal.yaml", 1, empty);

@@ -24,8 +24,9 @@ void wf_world(ldem_world *w, int law)
     w->laws = calloc(1, sizeof *w->laws);
     cr_assert(w->materials && w->laws);
     w->materials[0] = (ldem_material){dup("glass"), 70e9, 0.25, 2500.0, 0.3};
-    w->laws[0] = (ldem_pair_law){law, 70e9, 0.25, law == LDEM_LAW_FRICTIONLESS ? 0.0 : 0.3, 0.0,
-                                 1e6, 1e6};
+    w->laws[0] = (ldem_pair_law){.law = law, .E = 70e9, .nu = 0.25,
+                                 .mu = law == LDEM_LAW_FRICTIONLESS ? 0.0 : 0.3, .kn = 1e6,
+                                 .ks = 1e6};
     w->dt = 1e-7;
     ldem_err err;
     cr_assert_eq(ldem_world_init_pools(w, &err), LDEM_OK, "%s", err.msg);

@@ -43,6 +43,7 @@ typedef struct ldem_scene_contact {
     double friction;                  /* < 0: the mean of the two materials' friction */
     double beta;
     double kn, ks;                    /* linear law */
+    double damping;                   /* Hertz laws: normal damping ratio ζ, 0 = none */
     long line;
 } ldem_scene_contact;
 

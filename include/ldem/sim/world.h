@@ -59,6 +59,8 @@ typedef struct ldem_pair_law {
     double beta;         /* Jäger approximation parameter (Kuhn §3.1), 0 = exact */
     double kn, ks;       /* linear law: normal stiffness per unit penetration (force/length)
                           * and tangential stiffness, per node */
+    double damping;      /* Hertz laws: normal damping ratio ζ on the tangent stiffness and
+                          * the pair's effective mass (0: none; contacts.c) */
 } ldem_pair_law;
 
 /* ---- shapes ---- */
