@@ -1,7 +1,7 @@
 /* Unit tests of ldem/contact/hertz.h: the Hertz force of two spheres of one material against
  * N = (4/3) E* √R* d^{3/2} with the constants recomputed independently (contact_fixture.c),
- * its derivative, the sphere–flat limit, the stored energy and the inverse, and the checks
- * ldem_elastic_pair_init makes on its inputs. */
+ * its derivative, the sphere–flat limit, the stored energy and the inverse, the normal
+ * damping, and the checks ldem_elastic_pair_init makes on its inputs. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -190,6 +190,33 @@ Test(contact_hertz, no_contact_is_zero)
         cr_assert_eq(ldem_hertz_radius(&p, ds[i]), 0.0);
         cr_assert_eq(ldem_hertz_energy(&p, ds[i]), 0.0);
     }
+}
+
+/* The normal damping: 2ζ √(m* · 2E*a) ḋ with a recomputed here; zero out of contact; while
+ * separating fast it stops at −N, so that N plus the damping is never negative. */
+Test(contact_hertz, damping_closed_form_and_cap)
+{
+    ldem_elastic_pair p;
+    pair_of(&CF_GLASS, &p);
+    cf_consts k = cf_consts_of(&CF_GLASS);
+    const double m = 1.3e-3, zeta = 0.3;
+    for (int i = 0; i < 9; i++) {
+        double d = approach_sample(i, 9), rate = 0.05 * (i - 4);
+        double want = 2.0 * zeta * sqrt(m * 2.0 * k.estar * cf_radius(&k, d)) * rate;
+        double n = cf_hertz_n(&k, d), got = ldem_hertz_damping(&p, d, m, zeta, rate);
+        if (want >= -n)
+            cr_assert_leq(fabs(got - want), 1e-14 * fabs(want), "d %g rate %g: %.17g vs %.17g",
+                          d, rate, got, want);
+        else
+            cr_assert_leq(fabs(got + n), 1e-15 * n, "d %g rate %g: %g, cap -N %g", d, rate,
+                          got, -n);
+    }
+    /* separating at 10 m/s from 1e-6 m: far past the cap */
+    cr_assert_leq(fabs(ldem_hertz_damping(&p, 1e-6, m, zeta, -10.0) + cf_hertz_n(&k, 1e-6)),
+                  1e-15 * cf_hertz_n(&k, 1e-6));
+    cr_assert_eq(ldem_hertz_damping(&p, 0.0, m, zeta, 1.0), 0.0);
+    cr_assert_eq(ldem_hertz_damping(&p, -1e-9, m, zeta, 1.0), 0.0);
+    cr_assert_eq(ldem_hertz_damping(&p, 1e-6, m, 0.0, 1.0), 0.0);
 }
 
 struct bad_input {

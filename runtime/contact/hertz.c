@@ -56,3 +56,13 @@ double ldem_hertz_approach(const ldem_elastic_pair *p, double force)
 {
     return force > 0 ? cbrt((force / p->cn) * (force / p->cn)) : 0.0;
 }
+
+double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, double zeta,
+                          double d_rate)
+{
+    if (d <= 0.0)
+        return 0.0;
+    double f = 2.0 * zeta * sqrt(ldem_hertz_stiffness(p, d) * mstar) * d_rate;
+    double n = ldem_hertz_force(p, d);
+    return f < -n ? -n : f;
+}

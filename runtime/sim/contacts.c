@@ -449,22 +449,17 @@ static double effective_mass(const ldem_world *w, const ldem_contact *c)
     return b->mass[c->i] * b->mass[c->j] / (b->mass[c->i] + b->mass[c->j]);
 }
 
-/* Viscous normal damping F_d = −c_n v_n, with c_n = 2 ζ √(k m*) and k = dN/dδ Hertz's tangent
- * stiffness: ζ is then the damping ratio of the contact's own small oscillations at every
- * load, and the restitution of a collision does not depend on the impact speed (the
- * Tsuji-type model; tests/sim/test_contact_damping.c measures e(ζ)). v_n is the approach of
- * the two material points over the step (du, deformation included), so a quasi-static
- * compression, whose overlaps barely change, feels almost none of it. The total normal force
- * never pulls: on separation F_d is capped at the elastic force. Its work goes to
- * c->dissipated (never negative: −F_d v_n ≥ 0). */
+/* The Hertz laws' normal damping (ldem_hertz_damping; tests/sim/test_contact_damping.c
+ * measures the restitution it gives). The approach rate is that of the two material points
+ * over the step (du along n, deformation included), so that a quasi-static compression, whose
+ * overlaps barely change, feels almost none of it. Its work goes to c->dissipated; never
+ * negative, since the force has the sign of the rate or is capped while separating. */
 static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double d1,
-                             double normal, double du_n)
+                             double du_n)
 {
-    double cn = 2.0 * zeta * sqrt(ldem_hertz_stiffness(&c->pair, d1) * effective_mass(w, c));
-    double f = -cn * du_n / w->dt;
-    if (f < -normal)
-        f = -normal;
-    c->dissipated -= f * du_n;
+    double rate = -du_n / w->dt;
+    double f = ldem_hertz_damping(&c->pair, d1, effective_mass(w, c), zeta, rate);
+    c->dissipated += f * rate * w->dt;
     return f;
 }
 
@@ -532,7 +527,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const ldem_patch *p,
      * see), and the tangential force opposing j's slide over i */
     double minus_t[2] = {-t[0], -t[1]};
     double damped = law->damping > 0.0 && w->dt > 0.0
-                        ? normal_damping(w, c, law->damping, d1, normal, ldem_vec3_dot(du, n))
+                        ? normal_damping(w, c, law->damping, d1, ldem_vec3_dot(du, n))
                         : 0.0;
     set_forces(w, c, ldem_vec3_scale(n, normal + damped),
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);

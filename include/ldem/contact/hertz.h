@@ -48,6 +48,12 @@ double ldem_hertz_radius(const ldem_elastic_pair *p, double d);
 double ldem_hertz_energy(const ldem_elastic_pair *p, double d);
 /* The approach at which N(d) = force (inverse of ldem_hertz_force; 0 for force ≤ 0). */
 double ldem_hertz_approach(const ldem_elastic_pair *p, double force);
+/* Viscous normal damping on Hertz's tangent stiffness (the Tsuji form): 2ζ √(m* dN/dd) ḋ,
+ * ḋ the rate of the approach (> 0 closing), m* the pair's mass, ζ the damping ratio of the
+ * contact's small oscillations at any d, so that a collision's restitution does not depend on
+ * the impact speed. Capped below at −N(d): N plus the damping never pulls. 0 for d ≤ 0. */
+double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, double zeta,
+                          double d_rate);
 
 #ifdef __cplusplus
 }
