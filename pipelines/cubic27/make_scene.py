@@ -12,7 +12,8 @@ spheres crossing gaps, and u_w is the travel from the touching packing. Each wal
 3 (eps_max - g): three spheres compacted as far as compaction1's sphere (walls from R to
 R - eps_max), which keeps every eps inside the force table.
 
-usage: make_scene.py BUNDLE.ldg --radius R [--duration T] > scene.yaml"""
+usage: make_scene.py BUNDLE.ldg --radius R [--duration T] [--start T0] [--safety S]
+                     [--contact-damping ZETA] [--modal-damping ZETA] > scene.yaml"""
 import argparse
 import os
 import sys
@@ -54,11 +55,13 @@ def touching(path):
     return reach[0], spacing[0]
 
 
-def ramp(travel, duration, start):
+def ramp(travel, duration, start, knots=64):
     """A smooth start (constant acceleration over `start`), then constant speed so that
-    the wall has moved `travel` at `duration`."""
+    the wall has moved `travel` at `duration`. demrun interpolates a ramp linearly, so the
+    wall's speed steps at every knot, by v/knots; the spheres take each step as an impact
+    (with 4 knots the last step, v/8, kicked the walls' force to twice its value)."""
     v = travel / (duration - start / 2)
-    pts = [(t, v * t * t / (2 * start)) for t in (0, start / 4, start / 2, 3 * start / 4, start)]
+    pts = [(t, v * t * t / (2 * start)) for t in (start * k / knots for k in range(knots + 1))]
     return pts + [(duration, travel)]
 
 
@@ -71,8 +74,10 @@ def main():
     ap.add_argument("bundle")
     ap.add_argument("--radius", type=float, required=True)
     ap.add_argument("--duration", type=float, default=150.0)
-    ap.add_argument("--start", type=float, default=20.0)
+    ap.add_argument("--start", type=float, default=40.0)
     ap.add_argument("--safety", type=float, default=0.05)
+    ap.add_argument("--contact-damping", type=float, default=0.3)
+    ap.add_argument("--modal-damping", type=float, default=0.1)
     a = ap.parse_args()
     reach, spacing = touching(a.bundle)
     gap = a.radius - reach
@@ -90,21 +95,26 @@ threads: 1
 # act on the much lighter modal mass (MMAT 172 against 4189), two of them at a sphere-sphere
 # contact (compaction1 needs 0.07 with walls only); at 0.2 the contacts chatter.
 time: {{dt: auto, safety: {a.safety:g}, modal_safety: 0.2, duration: {a.duration:g}}}
-damping: {{viscous: 0.05}}
+# No global damping: it drags every moving sphere (0.05 put the walls' force 1.8 % high at
+# u = u_max/4); the contacts' own damping stops the ringing instead.
 materials:
   # The contact law only (frictionless Hertz), E well above the modal stiffness (2.5e6: the
   # overlaps stay below 1 % of the travel, as in compaction1); density 1
   # = modefit's, so the rigid and the modal mass are those of one body.
   stiff: {{E: 2.5e6, nu: 0.3, density: 1, friction: 0}}
+# Normal damping ratio {a.contact_damping:g} (0.3: a restitution of 0.42): without it the rigid
+# spheres ring on their contacts and the walls' force swings by +-4 % at u = u_max/4; it acts on the change of
+# the overlaps only, which the quasi-static loading hardly has.
 contacts:
-  - {{between: ['*', '*'], model: frictionless}}
+  - {{between: ['*', '*'], model: frictionless, damping: {a.contact_damping:g}}}
 shapes:
   sphere6:
     bundle: {a.bundle}
-    # zeta 0.3 on KMAT's 26670 is about critical on the table's tangent mid-way (8e3).
+    # Modal damping ratio {a.modal_damping:g} on KMAT's 26670: C eps_dot puts each grain's force
+    # 0.3 % above the table at u = u_max/4 (0.9 % with 0.3); the contacts damp the rest.
     # pullback 2: the one-step remap reads a sphere's pole as moved by eps (1 - eps/R) at a
     # sphere-sphere contact (1.4 % short at eps_max, docs/deformable.md); 2 steps, 0.04 %.
-    modes: {{levelset: remap, pullback: 2, damping: {{ratio: 0.3}}}}
+    modes: {{levelset: remap, pullback: 2, damping: {{ratio: {a.modal_damping:g}}}}}
 grains:
   - lattice: {{shape: sphere6, origin: [{-spacing:.10g}, {-spacing:.10g}, {-spacing:.10g}], spacing: {spacing:.10g}, count: [3, 3, 3]}}
 # Smooth start over t = {a.start:g}, then constant speed to the end at t = {a.duration:g}.
@@ -124,7 +134,7 @@ walls:""")
               f"     ramp: [{', '.join(steps)}]}}")
     print("""output:
   dir: out
-  frames: {every: 2000, encoding: zlib, contacts: true}
+  frames: {every: 12000, encoding: zlib, contacts: true}
   probes: {every: 20, modes: true}""")
 
 
