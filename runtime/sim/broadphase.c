@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g); /* broadphase_periodic.c */
+
 /* Dense grids hold at most this many cells per body (and at least MIN_CELLS). */
 #define CELLS_PER_BODY 8.0
 #define MIN_CELLS 64.0
@@ -55,6 +57,8 @@ struct ldem_broadphase_work {
 
 void ldem_broadphase_free(ldem_broadphase *bp)
 {
+    ldem__broadphase_ghosts_free(bp->ghosts);
+    free(bp->image);
     free(bp->cell_start);
     free(bp->order);
     free(bp->cell_of);

@@ -146,6 +146,11 @@ static uint64_t static_checksum(const ldem_world *w)
         hash_vec3(&s, wl->origin), hash_vec3(&s, wl->normal);
         hash_f64(&s, wl->radius), hash_u64(&s, (uint64_t)(int64_t)wl->inside);
     }
+    /* (only for a periodic cell: checkpoints of open worlds keep their hash) */
+    if (w->cell.periodic) {
+        hash_u64(&s, UINT64_C(0x43454C4C)); /* "CELL" */
+        hash_vec3(&s, w->cell.centre);
+    }
     return s.h;
 }
 
@@ -340,6 +345,37 @@ static int write_modal(sink *k, const ldem_world *w)
     return section_end(k);
 }
 
+/* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
+ * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
+ * stiffnesses and the cell's work. The contacts' images are not stored: they follow from the
+ * positions (ldem_cell_min_image) as long as every candidate is closer than half a cell,
+ * which the broad phase guarantees. */
+#define CELL_MATRICES 7u
+#define CELL_VALUES (9u * CELL_MATRICES + 4u)
+
+static const ldem_mat3 *cell_matrix(const ldem_world *w, unsigned k)
+{
+    const ldem_mat3 *m[CELL_MATRICES] = {&w->cell.h, &w->cell.h_prev, &w->cell.h0, &w->h_list,
+                                         &w->cell.L, &w->virial, &w->stress};
+    return m[k];
+}
+
+static int write_cell(sink *k, const ldem_world *w)
+{
+    if (!w->cell.periodic)
+        return LDEM_OK;
+    if (section_begin(k, "CELL", 8 * (uint64_t)CELL_VALUES))
+        return k->rc;
+    for (unsigned m = 0; m < CELL_MATRICES; m++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                put_f64(k, cell_matrix(w, m)->m[a][b]);
+    for (int a = 0; a < 3; a++)
+        put_f64(k, w->stiffness[a]);
+    put_f64(k, w->work_cell);
+    return section_end(k);
+}
+
 /* The law state as ten doubles: Jäger's seven scalars (the stack follows separately), or the
  * Mindlin view of the whole union for every other law (it covers all its bytes, so whatever
  * a law keeps there comes back bit for bit). */
@@ -452,6 +488,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
         rc = write_frames(k, x);
     if (!rc)
         rc = write_modal(k, w);
+    if (!rc)
+        rc = write_cell(k, w);
     free(k);
     if (rc) {
         ldem_bundle_writer_discard(&bw);
@@ -796,6 +834,7 @@ static int check_contacts(const ldem_section *s, const char *path, const ldem_wo
 typedef struct sections {
     const ldem_section *ckpt, *bods, *wals, *list, *cont, *frms;
     const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
+    const ldem_section *cell; /* present exactly when the scene has a periodic cell */
 } sections;
 
 static int find_sections(const ldem_bundle *b, const char *path, sections *s, ldem_err *err)
@@ -814,6 +853,7 @@ static int find_sections(const ldem_bundle *b, const char *path, sections *s, ld
                                 want[k].tag);
     }
     s->modl = ldem_bundle_find(b, "MODL");
+    s->cell = ldem_bundle_find(b, "CELL");
     return LDEM_OK;
 }
 
@@ -853,6 +893,15 @@ static int validate(const sections *s, const char *path, const ldem_world *w, he
             rc = check_doubles_section(s->modl, path, values, 1, "modal value", "modal values",
                                        err);
     }
+    if (!rc && !s->cell != !w->cell.periodic)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                          w->cell.periodic ? "the checkpoint has no periodic cell (section "
+                                             "'CELL') but the scene has one"
+                                           : "the checkpoint has a periodic cell (section "
+                                             "'CELL') but the scene has none");
+    if (!rc && s->cell)
+        rc = check_doubles_section(s->cell, path, CELL_VALUES, 1, "cell value", "cell values",
+                                   err);
     return rc;
 }
 
@@ -1030,6 +1079,30 @@ static int restore_modal(ldem_world *w, const ldem_section *s)
     return 0;
 }
 
+static void restore_cell(ldem_world *w, const ldem_section *s)
+{
+    const unsigned char *p = s->data;
+    for (unsigned m = 0; m < CELL_MATRICES; m++) {
+        ldem_mat3 *dst = (ldem_mat3 *)cell_matrix(w, m);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++, p += 8)
+                dst->m[a][b] = ldem_get_f64le(p);
+    }
+    for (int a = 0; a < 3; a++, p += 8)
+        w->stiffness[a] = ldem_get_f64le(p);
+    w->work_cell = ldem_get_f64le(p);
+    ldem_cell_set_h(&w->cell, w->cell.h);
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        ldem_contact *c = &w->contacts[k];
+        int32_t n[3] = {0, 0, 0};
+        if (!(c->j & LDEM_WALL_BIT))
+            ldem_cell_min_image(&w->cell,
+                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
+        for (int a = 0; a < 3; a++)
+            c->image[a] = (int8_t)n[a];
+    }
+}
+
 static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, const char *path,
                    const header *h, ldem_err *err)
 {
@@ -1062,6 +1135,8 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
         free(frames);
         return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
     }
+    if (s->cell)
+        restore_cell(w, s->cell);
     w->t = h->t, w->dt = h->dt, w->step = h->step, w->skin = h->skin;
     w->list_builds = h->list_builds;
     w->e_initial = h->e_initial, w->potential0 = h->potential0, w->work_walls = h->work_walls;

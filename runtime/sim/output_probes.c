@@ -58,6 +58,18 @@ static void put_wall_prefix(FILE *fp, const ldem_wall *wl, size_t k)
 static const char *const MODAL_COLUMNS[] = {"eps", "rate", "Q", "Fint"};
 #define NMODAL_COLUMNS (sizeof MODAL_COLUMNS / sizeof MODAL_COLUMNS[0])
 
+/* A periodic cell's columns, last: its work, strains and stress (compression positive), mean
+ * and von Mises stress, the velocity gradient's diagonal, and the quasi-static indicators. */
+static const char *const CELL_COLUMNS[] = {
+    "work_cell", "eps_xx", "eps_yy", "eps_zz", "eps_vol", "sxx", "syy", "szz", "sxy", "syz",
+    "szx", "p", "q", "rate_xx", "rate_yy", "rate_zz", "unbalanced", "inertial"};
+#define NCELL_COLUMNS (sizeof CELL_COLUMNS / sizeof CELL_COLUMNS[0])
+
+static size_t cell_columns(const ldem_world *w)
+{
+    return w->cell.periodic ? NCELL_COLUMNS : 0;
+}
+
 static size_t modal_columns(const ldem_world *w)
 {
     size_t n = 0;
@@ -88,6 +100,8 @@ static char *column_line(const ldem_world *w)
             for (size_t c = 0; c < NMODAL_COLUMNS; c++)
                 fprintf(fp, "\tg%u.%s%u", g, MODAL_COLUMNS[c], a);
     }
+    for (size_t c = 0; c < cell_columns(w); c++)
+        fprintf(fp, "\t%s", CELL_COLUMNS[c]);
     putc('\n', fp);
     bool bad = ferror(fp) != 0;
     if (fclose(fp) != 0 || bad) {
@@ -256,7 +270,8 @@ int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint6
                           sub.msg);
         goto out;
     }
-    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w),
+    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) +
+                                       cell_columns(w),
                      resume_step, err);
     if (rc)
         goto out;
@@ -302,6 +317,20 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
         for (uint32_t a = 0; a < ldem_world_body_modes(w, g)->n; a++)
             fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g", m->eps[off + a], m->rate[off + a],
                     m->force[off + a], m->f_int[off + a]);
+    }
+    if (w->cell.periodic) {
+        const double *sg = row->stress;
+        double p = (sg[0] + sg[1] + sg[2]) / 3.0;
+        double j2 = ((sg[0] - sg[1]) * (sg[0] - sg[1]) + (sg[1] - sg[2]) * (sg[1] - sg[2]) +
+                     (sg[2] - sg[0]) * (sg[2] - sg[0])) / 6.0 +
+                    sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5];
+        fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", row->work_cell, row->strain[0],
+                row->strain[1], row->strain[2], row->strain[0] + row->strain[1] + row->strain[2]);
+        for (int k = 0; k < 6; k++)
+            fprintf(fp, "\t%.17g", sg[k]);
+        fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", p, sqrt(3.0 * j2),
+                w->cell.L.m[0][0], w->cell.L.m[1][1], w->cell.L.m[2][2], row->unbalanced,
+                row->inertial);
     }
     putc('\n', fp);
     if (ferror(fp) || fflush(fp) != 0)

@@ -372,7 +372,7 @@ static int grow(ctx *c, void **p, size_t count, size_t *capacity, size_t size)
 
 static const char *const TOP_KEYS[] = {"time", "gravity", "damping", "skin", "threads",
                                        "materials", "contacts", "shapes", "grains", "walls",
-                                       "output", NULL};
+                                       "cell", "output", NULL};
 
 /* `dt: auto` or a fixed step > 0. */
 static int parse_dt(ctx *c, const ldem_sn *dt)
@@ -1564,6 +1564,138 @@ static int parse_walls(ctx *c, const ldem_sn *root)
     return rc;
 }
 
+/* ---- the periodic cell ---- */
+
+/* `box: {lo: [..], hi: [..]}` (orthogonal) or `vectors: [a, b, c]` with `centre`. */
+static int parse_cell_geometry(ctx *c, const ldem_sn *n, ldem_scene_cell *cell)
+{
+    static const char *const box_keys[] = {"lo", "hi", NULL};
+    const ldem_sn *box = ldem_sn_get(n, "box"), *vectors = ldem_sn_get(n, "vectors");
+    if (box && vectors) {
+        size_t mark = key_push(c, "vectors");
+        int rc = FAIL(c, vectors, "give either box or vectors, not both");
+        key_pop(c, mark);
+        return rc;
+    }
+    if (!box && !vectors)
+        return FAIL(c, n, "missing the cell's geometry: box: {lo: [x, y, z], hi: [x, y, z]} "
+                    "or vectors: [[ax, ay, az], [bx, by, bz], [cx, cy, cz]] with centre");
+    memset(&cell->h, 0, sizeof cell->h);
+    const ldem_sn *centre = ldem_sn_get(n, "centre");
+    if (box && centre) {
+        size_t mark = key_push(c, "centre");
+        int rc = FAIL(c, centre, "a box has its centre midway between lo and hi; centre goes "
+                      "with vectors");
+        key_pop(c, mark);
+        return rc;
+    }
+    if (box) {
+        size_t mark = key_push(c, "box");
+        ldem_vec3 lo = ldem_vec3_zero(), hi = ldem_vec3_zero();
+        int rc = check_mapping(c, box, box_keys);
+        if (!rc)
+            rc = vec3_field(c, box, "lo", "the lowest corner [x, y, z]", &lo);
+        if (!rc)
+            rc = vec3_field(c, box, "hi", "the highest corner [x, y, z]", &hi);
+        if (!rc && !(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z))
+            rc = FAIL(c, box, "hi must exceed lo along every axis, got lo (%g, %g, %g), "
+                      "hi (%g, %g, %g)", lo.x, lo.y, lo.z, hi.x, hi.y, hi.z);
+        cell->h.m[0][0] = hi.x - lo.x;
+        cell->h.m[1][1] = hi.y - lo.y;
+        cell->h.m[2][2] = hi.z - lo.z;
+        cell->centre = ldem_vec3_scale(ldem_vec3_add(lo, hi), 0.5);
+        key_pop(c, mark);
+        return rc;
+    }
+    size_t mark = key_push(c, "vectors");
+    char buf[80];
+    int rc = vectors->kind == LDEM_SN_SEQUENCE && vectors->count == 3
+                 ? LDEM_OK
+                 : FAIL(c, vectors, "expected three edge vectors [[ax, ay, az], [bx, by, bz], "
+                        "[cx, cy, cz]], got %s", looks(vectors, buf, sizeof buf));
+    for (size_t k = 0; !rc && k < 3; k++) {
+        size_t m2 = key_push_index(c, k);
+        ldem_vec3 e = ldem_vec3_zero();
+        rc = vec3(c, vectors->items[k], &e);
+        cell->h.m[0][k] = e.x;
+        cell->h.m[1][k] = e.y;
+        cell->h.m[2][k] = e.z;
+        key_pop(c, m2);
+    }
+    key_pop(c, mark);
+    if (!rc)
+        rc = vec3_field(c, n, "centre", "the cell's centre [x, y, z] (with vectors)",
+                        &cell->centre);
+    return rc;
+}
+
+/* x, y, z: {strain_rate: r} or {stress: s}. */
+static int parse_cell_direction(ctx *c, const ldem_sn *n, int k, ldem_cell_control *ctl)
+{
+    static const char *const keys[] = {"strain_rate", "stress", NULL};
+    const ldem_sn *rate = ldem_sn_get(n, "strain_rate"), *stress = ldem_sn_get(n, "stress");
+    int rc = check_mapping(c, n, keys);
+    if (!rc && (!rate) == (!stress))
+        rc = FAIL(c, n, "give exactly one of strain_rate (1/time, extension positive) and "
+                  "stress (the target, compression positive)");
+    if (!rc && rate) {
+        ctl->drive[k] = LDEM_CELL_STRAIN_RATE;
+        rc = num_field(c, n, "strain_rate", ANY, NULL, &ctl->strain_rate[k]);
+    }
+    if (!rc && stress) {
+        ctl->drive[k] = LDEM_CELL_STRESS;
+        rc = num_field(c, n, "stress", ANY, NULL, &ctl->stress[k]);
+    }
+    return rc;
+}
+
+static int parse_cell(ctx *c, const ldem_sn *root)
+{
+    static const char *const keys[] = {"box", "vectors", "centre", "x", "y", "z", "servo",
+                                       NULL};
+    static const char *const servo_keys[] = {"gain", "max_strain_rate", NULL};
+    static const char *const axes[] = {"x", "y", "z"};
+    const ldem_sn *n = ldem_sn_get(root, "cell");
+    if (!n)
+        return LDEM_OK;
+    ldem_scene_cell *cell = &c->s->cell;
+    size_t mark = key_push(c, "cell");
+    int rc = check_mapping(c, n, keys);
+    cell->given = 1;
+    cell->line = n->from_set ? 0 : n->line;
+    cell->control.gain = 0.05;
+    if (!rc)
+        rc = parse_cell_geometry(c, n, cell);
+    int stress_driven = 0;
+    for (int k = 0; !rc && k < 3; k++) {
+        const ldem_sn *d = ldem_sn_get(n, axes[k]);
+        if (!d)
+            continue;
+        size_t m2 = key_push(c, axes[k]);
+        rc = parse_cell_direction(c, d, k, &cell->control);
+        stress_driven |= cell->control.drive[k] == LDEM_CELL_STRESS;
+        key_pop(c, m2);
+    }
+    const ldem_sn *servo = ldem_sn_get(n, "servo");
+    if (!rc && stress_driven && !servo)
+        rc = FAIL(c, n, "a stress-controlled direction needs servo: {max_strain_rate: r} (the "
+                  "cap on its strain rate, > 0; gain defaults to 0.05)");
+    if (!rc && servo) {
+        size_t m2 = key_push(c, "servo");
+        rc = check_mapping(c, servo, servo_keys);
+        if (!rc)
+            rc = num_field(c, servo, "gain", (range){0.0, 1.0, 1, 0}, NULL,
+                           &cell->control.gain);
+        if (!rc)
+            rc = num_field(c, servo, "max_strain_rate", POSITIVE,
+                           "the cap on a stress-controlled direction's strain rate, > 0",
+                           &cell->control.max_rate);
+        key_pop(c, m2);
+    }
+    key_pop(c, mark);
+    return rc;
+}
+
 /* ---- output ---- */
 
 static int parse_every(ctx *c, const ldem_sn *parent, const char *block,
@@ -1769,6 +1901,8 @@ static int convert(ctx *c, const ldem_sn *root)
         rc = parse_grains(c, root);
     if (!rc)
         rc = parse_walls(c, root);
+    if (!rc)
+        rc = parse_cell(c, root);
     if (!rc)
         rc = parse_output(c, root);
     return rc;

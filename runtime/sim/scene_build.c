@@ -654,6 +654,25 @@ static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
     return LDEM_OK;
 }
 
+/* The periodic cell: geometry, drive, and what a cell cannot hold. */
+static int build_cell(const ldem_scene *s, ldem_world *w, ldem_err *err)
+{
+    if (!s->cell.given)
+        return LDEM_OK;
+    long line = s->cell.line;
+    if (w->nwalls)
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, line), line,
+                            "cell: walls in a periodic cell are not supported (the cell is "
+                            "periodic in all three directions); remove walls or cell");
+    ldem_err e;
+    ldem_err_clear(&e);
+    if (ldem_cell_init(&w->cell, s->cell.h, s->cell.centre, &e))
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, line), line, "%s", e.msg);
+    w->cell_control = s->cell.control;
+    w->h_list = w->cell.h;
+    return LDEM_OK;
+}
+
 int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
     ldem_world_init(w);
@@ -673,6 +692,8 @@ int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
         rc = check_walls(s, w, err);
     if (!rc)
         rc = check_grains_vs_walls(s, w, err);
+    if (!rc)
+        rc = build_cell(s, w, err);
     free(map);
     if (!rc) {
         w->gravity = s->gravity;

@@ -251,6 +251,10 @@ int ldem_world_prepare(ldem_world *w, ldem_err *err)
     if ((rc = ldem_modal_reduce(w, 0, err)))
         return rc;
     ldem_walls_servo(w);
+    if (w->cell.periodic) {
+        ldem_periodic_measure(w, 0, NULL);
+        ldem_periodic_servo(w);
+    }
     w->potential0 = potential(w);
     ldem_probe_row row;
     w->e_initial = 0.0;
@@ -323,6 +327,9 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
         ldem_modal_drift(w, dt);
         ldem_modal_deform(w);
     }
+    ldem_mat3 F;
+    if (w->cell.periodic)
+        F = ldem_periodic_deform(w, dt);
     ldem_walls_advance(w, w->t + dt, dt);
     w->t += dt;
     w->step++;
@@ -339,6 +346,11 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
     if (w->modal.ndof)
         ldem_modal_kick(w, 0.5 * dt);
     ldem_walls_servo(w);
+    if (w->cell.periodic) {
+        /* the kinetic stress wants the velocities of the step's end, as the positions */
+        ldem_periodic_measure(w, 1, &F);
+        ldem_periodic_servo(w);
+    }
     memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
     memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
     return compact_pools(w, err);
@@ -403,13 +415,26 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     double scale = fabs(w->e_initial);
     double magnitudes[] = {r->kinetic, fabs(r->potential), r->stored_normal,
                            r->stored_tangential, r->modal_kinetic, fabs(r->modal_elastic),
-                           r->dissipated, r->damped, fabs(r->work_walls)};
+                           r->dissipated, r->damped, fabs(r->work_walls),
+                           fabs(r->work_cell)};
     for (size_t k = 0; k < sizeof magnitudes / sizeof *magnitudes; k++)
         if (magnitudes[k] > scale)
             scale = magnitudes[k];
-    double imbalance = total + r->dissipated + r->damped - r->work_walls - w->e_initial;
+    r->work_cell = w->work_cell;
+    double imbalance =
+        total + r->dissipated + r->damped - r->work_walls - r->work_cell - w->e_initial;
     r->balance_error = scale > 0.0 ? imbalance / scale : 0.0;
     r->mean_history = jager_touching ? (double)jager_cells / (double)jager_touching : 0.0;
     r->history_bytes = ldem_world_history_bytes(w);
     r->history_cells = ldem_world_history_cells(w);
+    if (w->cell.periodic) {
+        for (int k = 0; k < 3; k++) {
+            r->strain[k] = ldem_cell_strain(&w->cell, k);
+            r->stress[k] = w->stress.m[k][k];
+        }
+        r->stress[3] = w->stress.m[0][1];
+        r->stress[4] = w->stress.m[1][2];
+        r->stress[5] = w->stress.m[2][0];
+        ldem_periodic_indicators(w, &r->unbalanced, &r->inertial);
+    }
 }

@@ -25,6 +25,8 @@
 extern "C" {
 #endif
 
+struct ldem_cell;
+
 /* Reusable work space (grows as needed; zero-initialize, then free with _free). */
 typedef struct ldem_broadphase {
     size_t cells_capacity;
@@ -39,6 +41,12 @@ typedef struct ldem_broadphase {
     struct ldem_broadphase_work *work;
     size_t ncells;            /* cells of the dense grid, or occupied cells when hashed */
     int hashed;               /* 1 when the grid was too large and occupied cells were hashed */
+    /* Periodic cells (ldem_broadphase_pairs_periodic): the image of each pair, 3 per pair,
+     * and the ghost images the search used (private). */
+    int8_t *image;
+    size_t image_capacity;
+    struct ldem_broadphase_ghosts *ghosts;
+    size_t nghosts;           /* ghost images made by the last periodic call */
 } ldem_broadphase;
 
 void ldem_broadphase_free(ldem_broadphase *bp);
@@ -54,6 +62,17 @@ void ldem_broadphase_free(ldem_broadphase *bp);
  * depends only on the input values. */
 int ldem_broadphase_pairs(ldem_broadphase *bp, size_t n, const ldem_vec3 *x, const double *r,
                           double skin, ldem_err *err);
+
+/* The same in a periodic cell (ldem/sim/cell.h), every position inside it (s ∈ [0, 1)³ up to
+ * round-off; wrap first). A pair (i < j) is reported once, with image n = bp->image[3 k ..]
+ * such that x_j + h n is within reach of x_i by the test above. Bodies near a face are
+ * copied as ghost images x + h m (m ∈ {−1, 0, 1}³ \ 0, only toward faces closer than the
+ * reach), the plain search runs on bodies and ghosts, and each real–ghost pair is mapped back
+ * to its two bodies. LDEM_ERR_INPUT when the cell is narrower than twice the largest reach
+ * (2 r_max + skin) in some direction: a body could then touch two images of another. */
+int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec3 *x,
+                                   const double *r, double skin, const struct ldem_cell *cell,
+                                   ldem_err *err);
 
 static inline uint32_t ldem_pair_i(uint64_t key) { return (uint32_t)(key >> 32); }
 static inline uint32_t ldem_pair_j(uint64_t key) { return (uint32_t)key; }

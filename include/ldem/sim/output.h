@@ -89,6 +89,12 @@ typedef struct ldem_probe_row {
     double mean_history;      /* mean Jäger stack length over Jäger contacts in touch */
     uint64_t history_bytes;   /* memory held by the history pools */
     uint64_t history_cells;   /* live history cells */
+    /* periodic cell only */
+    double work_cell;         /* cumulative work of the cell's deformation on the grains */
+    double strain[3];         /* logarithmic strain per edge direction, compression + */
+    double stress[6];         /* Love–Weber xx yy zz xy yz zx, compression + */
+    double unbalanced;        /* mean net force on a grain / mean contact force */
+    double inertial;          /* inertial number γ̇ d √(ρ/p) */
 } ldem_probe_row;
 
 typedef struct ldem_probes {

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "ldem/err.h"
+#include "ldem/sim/cell.h"
 #include "ldem/sim/world.h"
 #include "ldem/vec3.h"
 
@@ -117,6 +118,15 @@ typedef struct ldem_scene_wall {
     long line;
 } ldem_scene_wall;
 
+/* The periodic cell (`cell:`), when given. */
+typedef struct ldem_scene_cell {
+    int given;
+    ldem_mat3 h;                      /* edge vectors as columns */
+    ldem_vec3 centre;
+    ldem_cell_control control;
+    long line;
+} ldem_scene_cell;
+
 enum ldem_scene_dt { LDEM_DT_AUTO = 0, LDEM_DT_FIXED = 1 };
 
 typedef struct ldem_scene {
@@ -137,6 +147,8 @@ typedef struct ldem_scene {
     char **sources;
     size_t nmodal_inits;
     ldem_scene_modal_init *modal_inits;
+
+    ldem_scene_cell cell;
 
     ldem_vec3 gravity;
     double damping_viscous, damping_local;

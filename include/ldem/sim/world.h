@@ -26,6 +26,7 @@
 #include "ldem/modes.h"
 #include "ldem/quat.h"
 #include "ldem/sections.h"
+#include "ldem/sim/cell.h"
 #include "ldem/vec3.h"
 
 #ifdef __cplusplus
@@ -207,6 +208,8 @@ typedef struct ldem_node_spring {
 
 typedef struct ldem_contact {
     uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
+    int8_t image[3];         /* periodic cell: j's image seen from i is x_j + h·image (set by
+                              * the broad phase at each list build; zero in open space) */
     uint32_t law;            /* index into world->laws (material pair) */
     uint32_t shard;          /* history pool */
     ldem_quat frame;         /* contact frame (Kuhn §3.2): local z = normal */
@@ -247,6 +250,17 @@ typedef struct ldem_world {
 
     size_t nwalls;
     ldem_wall *walls;
+
+    /* Periodic cell (cell.periodic == 0: open space) and how its directions are driven;
+     * the quantities below are measured at every force evaluation (periodic.c). */
+    ldem_cell cell;
+    ldem_cell_control cell_control;
+    ldem_mat3 h_list;        /* cell at the last list build */
+    ldem_mat3 virial;        /* Σ_contacts f ⊗ ℓ (force on j, branch vector i → j's image) */
+    ldem_mat3 stress;        /* Love–Weber mean stress (symmetric; compression positive):
+                              * (sym(virial) + Σ m v ⊗ v) / V */
+    double stiffness[3];     /* the servo's affine (Voigt) stiffness per normal direction */
+    double work_cell;        /* cumulative work the cell's deformation did on the grains */
 
     ldem_vec3 gravity;
     double damping_viscous;  /* global viscous damping rate (1/time): F −= c m v, T −= c I ω */

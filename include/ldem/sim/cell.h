@@ -1,0 +1,123 @@
+/* ldem/sim/cell.h — the periodic cell: geometry, affine deformation, minimum images, and the
+ * stress servo's gain law (design layer 4; pure functions over plain structs).
+ *
+ * A cell is a parallelepiped whose edge vectors a, b, c are the columns of h (a general 3×3
+ * matrix: orthogonal boxes are the diagonal case, nothing assumes it). A point x has the
+ * fractional coordinates s = h⁻¹ (x − lo), lo = centre − h (½, ½, ½); the cell holds
+ * s ∈ [0, 1)³ and space is tiled by its images x + h n, n ∈ ℤ³.
+ *
+ * Deformation (LAMMPS's `fix deform ... remap x`): over a step the cell moves by the velocity
+ * gradient L, h ← F h with F = exp(L dt), and every position is carried affinely about the
+ * fixed centre, x ← centre + F (x − centre). Velocities are left alone: they are the grains'
+ * velocities relative to that affine flow, so the kinetic energy and the kinetic stress are
+ * the fluctuating ones, and a contact's relative displacement includes the affine part
+ * through the positions.
+ *
+ * Signs: stresses and strains reported by demrun are compression positive (geomechanics,
+ * Kuhn); L is the continuum velocity gradient (extension positive).
+ */
+#ifndef LDEM_SIM_CELL_H
+#define LDEM_SIM_CELL_H
+
+#include <stdint.h>
+
+#include "ldem/err.h"
+#include "ldem/quat.h"
+#include "ldem/vec3.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ldem_cell {
+    int periodic;        /* 0: open space (everything below unused) */
+    ldem_vec3 centre;    /* fixed point of the affine deformation */
+    ldem_mat3 h;         /* edge vectors as columns */
+    ldem_mat3 h_inv;
+    ldem_mat3 h_prev;    /* at the previous force evaluation (images' step increments) */
+    ldem_mat3 h0;        /* at the start of the run (strains are measured from it) */
+    ldem_mat3 L;         /* velocity gradient of the step being taken */
+} ldem_cell;
+
+/* Set up a cell from its edge vectors (columns of h) and centre; h_prev = h0 = h, L = 0.
+ * LDEM_ERR_INPUT when an entry is not finite or det h ≤ 0 (a flat or left-handed cell). */
+int ldem_cell_init(ldem_cell *c, ldem_mat3 h, ldem_vec3 centre, ldem_err *err);
+
+/* Set h (keeping h_prev, h0, L), recomputing h⁻¹. */
+void ldem_cell_set_h(ldem_cell *c, ldem_mat3 h);
+
+double ldem_cell_volume(const ldem_mat3 *h);
+
+/* Distance between the two faces of the cell across edge vector k (V / |the other two edges'
+ * cross product|): the room a body has along that direction. */
+double ldem_cell_width(const ldem_mat3 *h, int k);
+
+/* Fractional coordinates s = h⁻¹ (x − lo). */
+ldem_vec3 ldem_cell_fractional(const ldem_cell *c, ldem_vec3 x);
+
+/* The image shift m = ⌊s⌋ that brings x into the cell: x − h m has s ∈ [0, 1) (up to
+ * round-off in the subtraction). */
+void ldem_cell_wrap_shift(const ldem_cell *c, ldem_vec3 x, int32_t m[3]);
+
+/* h n (the offset of image n) for the matrix h (the cell's h or h_prev). */
+ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3]);
+
+/* The image n of a separation d = x_j − x_i for which d + h n is shortest in fractional
+ * terms: n = −round(h⁻¹ d). It is the true minimum image whenever |d + h n| is below half
+ * the smallest width, which the broad phase guarantees for every candidate pair. */
+void ldem_cell_min_image(const ldem_cell *c, ldem_vec3 d, int32_t n[3]);
+
+/* exp(A) for a small matrix (‖A‖ ≪ 1, as L dt is): Taylor terms until they stop changing
+ * the sum, after scaling and squaring when ‖A‖ > 1/8 so that any A is accurate. */
+ldem_mat3 ldem_mat3_expm(ldem_mat3 a);
+
+/* One step of deformation: h_prev = h, h = F h with F = exp(L dt) returned (callers remap
+ * positions with ldem_cell_remap(F, ...)). */
+ldem_mat3 ldem_cell_advance(ldem_cell *c, double dt);
+
+/* centre + F (x − centre). */
+ldem_vec3 ldem_cell_remap(const ldem_cell *c, const ldem_mat3 *F, ldem_vec3 x);
+
+/* Logarithmic strain of edge direction k since h0, compression positive:
+ * −ln(width_k / width0_k). Their sum is −ln(V/V0), the volumetric strain. */
+double ldem_cell_strain(const ldem_cell *c, int k);
+
+/* Frobenius norm of h h_ref⁻¹ − I: how far the cell deformed since h_ref (the neighbour
+ * list's). A pair at separation ℓ moves apart or together by at most that × ℓ through the
+ * affine part alone. */
+double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref);
+
+/* ---- control: each normal direction by strain rate or by stress ---- */
+
+enum ldem_cell_drive {
+    LDEM_CELL_STRAIN_RATE = 0,   /* L_kk given */
+    LDEM_CELL_STRESS = 1         /* L_kk chosen each step by the servo */
+};
+
+typedef struct ldem_cell_control {
+    int drive[3];            /* enum ldem_cell_drive per direction x, y, z */
+    double strain_rate[3];   /* L_kk of strain-controlled directions (1/time, extension +) */
+    double stress[3];        /* target σ_kk of stress-controlled directions (compression +) */
+    double gain;             /* α ∈ (0, 1]: fraction of the stress error the affine
+                              * response corrects per step */
+    double max_rate;         /* cap on |L_kk| of stress-controlled directions (> 0) */
+} ldem_cell_control;
+
+/* The servo's strain rate for a stress-controlled direction:
+ *
+ *     L_kk = clamp( α (σ_kk − σ*_k) / (K_k dt), −max_rate, max_rate )
+ *
+ * with K_k the assembly's affine (Voigt) stiffness for that direction,
+ * K_k = (1/V) Σ_contacts k_n (n_k ℓ_k)², k_n = dN/dδ, ℓ the branch vector. An affine strain
+ * rate L_kk over dt changes σ_kk by −K_k L_kk dt at once, so the loop removes the fraction α
+ * of the error per step where the assembly responds affinely and less where the grains
+ * relax (the real response is softer than Voigt's): it cannot overshoot through the affine
+ * response for α ≤ 1, and the cap keeps a loose assembly (K ≈ 0) from being slammed shut.
+ * A direction without contacts (K = 0) moves at ±max_rate toward its target. */
+double ldem_cell_servo_rate(double sigma, double target, double stiffness, double dt,
+                            double gain, double max_rate);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

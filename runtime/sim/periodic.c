@@ -1,0 +1,188 @@
+/* periodic.c — the world in a periodic cell: positions wrapped into the cell, the cell's
+ * affine deformation applied to them, the Love–Weber stress and the servo that drives the
+ * cell, and the quasi-static indicators the probes report (ldem/sim/cell.h has the math). */
+#include <math.h>
+#include <string.h>
+
+#include "ldem/contact/hertz.h"
+#include "ldem/sym3.h"
+#include "sim_internal.h"
+
+void ldem_periodic_wrap(ldem_world *w)
+{
+    ldem_bodies *b = &w->bodies;
+    for (size_t i = 0; i < b->count; i++) {
+        int32_t m[3];
+        ldem_cell_wrap_shift(&w->cell, b->x[i], m);
+        if (!m[0] && !m[1] && !m[2])
+            continue;
+        /* x_prev moves with the cell of its own time, so that a contact's image increment
+         * x_j + h n − (x_j_prev + h_prev n) is the same before and after the wrap. */
+        b->x[i] = ldem_vec3_sub(b->x[i], ldem_cell_offset(&w->cell.h, m));
+        b->x_prev[i] = ldem_vec3_sub(b->x_prev[i], ldem_cell_offset(&w->cell.h_prev, m));
+    }
+}
+
+ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt)
+{
+    ldem_mat3 F = ldem_cell_advance(&w->cell, dt);
+    ldem_bodies *b = &w->bodies;
+    for (size_t i = 0; i < b->count; i++)
+        b->x[i] = ldem_cell_remap(&w->cell, &F, b->x[i]);
+    return F;
+}
+
+static ldem_vec3 partner_centre(const ldem_world *w, const ldem_contact *c)
+{
+    int32_t n[3] = {c->image[0], c->image[1], c->image[2]};
+    return ldem_vec3_add(w->bodies.x[c->j], ldem_cell_offset(&w->cell.h, n));
+}
+
+/* dN/dδ of a touching contact, for the servo's stiffness estimate. */
+static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    if (law->law == LDEM_LAW_LINEAR)
+        return law->kn * (c->nsprings ? c->nsprings : 1);
+    return ldem_hertz_stiffness(&c->pair, c->overlap);
+}
+
+void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
+{
+    ldem_mat3 virial = {{{0}}};
+    double K[3] = {0.0, 0.0, 0.0};
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_contact *c = &w->contacts[k];
+        if ((c->overlap <= 0.0 && c->nsprings == 0) || (c->j & LDEM_WALL_BIT))
+            continue;
+        ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
+        ldem_vec3 l = ldem_vec3_sub(partner_centre(w, c), w->bodies.x[c->i]);
+        double fa[3] = {f.x, f.y, f.z}, la[3] = {l.x, l.y, l.z};
+        for (int a = 0; a < 3; a++)
+            for (int bb = 0; bb < 3; bb++)
+                virial.m[a][bb] += fa[a] * la[bb];
+        double kn = normal_stiffness(w, c), nl[3] = {c->normal.x * la[0],
+                                                      c->normal.y * la[1],
+                                                      c->normal.z * la[2]};
+        for (int a = 0; a < 3; a++)
+            K[a] += kn * nl[a] * nl[a];
+    }
+    /* Work of the cell's deformation on the grains over the step: the affine part of every
+     * branch vector, (F − I) ℓ, against the contact forces, by the trapezoid rule between
+     * the previous and this evaluation (as the walls' work). */
+    if (book_work && F) {
+        double power = 0.0;
+        for (int a = 0; a < 3; a++)
+            for (int bb = 0; bb < 3; bb++)
+                power += (F->m[a][bb] - (a == bb ? 1.0 : 0.0)) *
+                         0.5 * (virial.m[a][bb] + w->virial.m[a][bb]);
+        w->work_cell -= power;
+    }
+    w->virial = virial;
+    const ldem_bodies *b = &w->bodies;
+    ldem_mat3 kinetic = {{{0}}};
+    for (size_t i = 0; i < b->count; i++) {
+        if (b->flags[i] & LDEM_BODY_FIXED)
+            continue;
+        double v[3] = {b->v[i].x, b->v[i].y, b->v[i].z};
+        for (int a = 0; a < 3; a++)
+            for (int bb = 0; bb < 3; bb++)
+                kinetic.m[a][bb] += b->mass[i] * v[a] * v[bb];
+    }
+    double volume = ldem_cell_volume(&w->cell.h);
+    for (int a = 0; a < 3; a++) {
+        for (int bb = 0; bb < 3; bb++)
+            w->stress.m[a][bb] =
+                (0.5 * (virial.m[a][bb] + virial.m[bb][a]) + kinetic.m[a][bb]) / volume;
+        w->stiffness[a] = K[a] / volume;
+    }
+}
+
+void ldem_periodic_servo(ldem_world *w)
+{
+    const ldem_cell_control *ctl = &w->cell_control;
+    memset(&w->cell.L, 0, sizeof w->cell.L);
+    for (int k = 0; k < 3; k++)
+        w->cell.L.m[k][k] =
+            ctl->drive[k] == LDEM_CELL_STRESS
+                ? ldem_cell_servo_rate(w->stress.m[k][k], ctl->stress[k], w->stiffness[k],
+                                       w->dt, ctl->gain, ctl->max_rate)
+                : ctl->strain_rate[k];
+}
+
+int ldem_periodic_need_refresh(const ldem_world *w)
+{
+    /* Each body's move since the list build less the affine move the cell gave it, d_i; a
+     * pair then changes its separation by at most |d_i| + |d_j| + e ℓ with e = ‖F − I‖ and
+     * ℓ the separation, and no pair farther than the reach + skin needs to be seen: the list
+     * holds while 2 max|d| + e (2 r_max + skin) ≤ skin (ldem/sim/cell.h). */
+    const ldem_bodies *b = &w->bodies;
+    ldem_mat3 inv_list;
+    {
+        ldem_cell tmp;
+        memset(&tmp, 0, sizeof tmp);
+        ldem_cell_set_h(&tmp, w->h_list);
+        inv_list = tmp.h_inv;
+    }
+    ldem_mat3 F;
+    for (int a = 0; a < 3; a++)
+        for (int bb = 0; bb < 3; bb++)
+            F.m[a][bb] = w->cell.h.m[a][0] * inv_list.m[0][bb] +
+                         w->cell.h.m[a][1] * inv_list.m[1][bb] +
+                         w->cell.h.m[a][2] * inv_list.m[2][bb];
+    double d2max = 0.0, rmax = 0.0, grown = 0.0;
+    for (size_t i = 0; i < b->count; i++) {
+        ldem_vec3 affine = ldem_cell_remap(&w->cell, &F, w->x_list[i]);
+        double d2 = ldem_vec3_norm2(ldem_vec3_sub(b->x[i], affine));
+        d2max = d2 > d2max ? d2 : d2max;
+        rmax = b->radius[i] > rmax ? b->radius[i] : rmax;
+        grown = fmax(grown, b->radius[i] - w->radius_list[i]);
+    }
+    double e = ldem_cell_deformation_since(&w->cell, &w->h_list);
+    return 2.0 * (sqrt(d2max) + grown) + e * (2.0 * rmax + w->skin) > w->skin;
+}
+
+void ldem_periodic_indicators(const ldem_world *w, double *unbalanced, double *inertial)
+{
+    const ldem_bodies *b = &w->bodies;
+    double net = 0.0, mass = 0.0, volume = 0.0;
+    size_t free_bodies = 0;
+    for (size_t i = 0; i < b->count; i++) {
+        if (b->flags[i] & LDEM_BODY_FIXED)
+            continue;
+        net += ldem_vec3_norm(b->force[i]);
+        mass += b->mass[i];
+        volume += b->mass[i] / w->materials[b->material[i]].density;
+        free_bodies++;
+    }
+    double contact = 0.0;
+    size_t touching = 0;
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_contact *c = &w->contacts[k];
+        if (c->overlap <= 0.0 && c->nsprings == 0)
+            continue;
+        contact += ldem_vec3_norm(ldem_vec3_add(c->fn, c->ft));
+        touching++;
+    }
+    /* YADE's unbalanced force: the mean net force on a grain over the mean contact force. */
+    *unbalanced = touching && free_bodies && contact > 0.0
+                      ? (net / (double)free_bodies) / (contact / (double)touching)
+                      : 0.0;
+    /* I = γ̇ d √(ρ/p): γ̇ the largest principal rate of the cell's deformation, d the mean
+     * volume-equivalent diameter, ρ the grains' density, p the mean stress. */
+    ldem_mat3 D;
+    for (int a = 0; a < 3; a++)
+        for (int bb = 0; bb < 3; bb++)
+            D.m[a][bb] = 0.5 * (w->cell.L.m[a][bb] + w->cell.L.m[bb][a]);
+    double eig[3] = {0.0, 0.0, 0.0};
+    ldem_mat3 vec;
+    ldem_sym3_eigen(D, eig, &vec);
+    double rate = fmax(fabs(eig[0]), fabs(eig[2]));
+    double p = (w->stress.m[0][0] + w->stress.m[1][1] + w->stress.m[2][2]) / 3.0;
+    if (!free_bodies || rate == 0.0) {
+        *inertial = 0.0;
+        return;
+    }
+    double d = 2.0 * cbrt(3.0 * (volume / (double)free_bodies) / (4.0 * 3.14159265358979323846));
+    *inertial = p > 0.0 ? rate * d * sqrt((mass / volume) / p) : INFINITY;
+}
