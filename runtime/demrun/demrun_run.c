@@ -149,6 +149,8 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
               "energy balance error %.3g",
               (unsigned long long)steps, elapsed, steps ? elapsed / (double)steps : 0.0, w->t,
               (unsigned long long)row.contacts, row.mean_history, row.balance_error);
+    ldem_info("contact geometry and laws: %.3f s of the %.3f s (%.0f %%)", w->time_contacts,
+              elapsed, elapsed > 0.0 ? 100.0 * w->time_contacts / elapsed : 0.0);
     return LDEM_OK;
 }
 

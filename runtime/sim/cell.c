@@ -93,12 +93,19 @@ ldem_vec3 ldem_cell_fractional(const ldem_cell *c, ldem_vec3 x)
     return ldem_vec3_make(s.x + 0.5, s.y + 0.5, s.z + 0.5);
 }
 
+/* An integer of a fractional coordinate; 0 for what no int32 holds (a diverged position,
+ * which the broad phase then reports), since the conversion would be undefined. */
+static int32_t to_shift(double v)
+{
+    return v > -2e9 && v < 2e9 ? (int32_t)v : 0;
+}
+
 void ldem_cell_wrap_shift(const ldem_cell *c, ldem_vec3 x, int32_t m[3])
 {
     ldem_vec3 s = ldem_cell_fractional(c, x);
-    m[0] = (int32_t)floor(s.x);
-    m[1] = (int32_t)floor(s.y);
-    m[2] = (int32_t)floor(s.z);
+    m[0] = to_shift(floor(s.x));
+    m[1] = to_shift(floor(s.y));
+    m[2] = to_shift(floor(s.z));
 }
 
 ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3])
@@ -109,9 +116,9 @@ ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3])
 void ldem_cell_min_image(const ldem_cell *c, ldem_vec3 d, int32_t n[3])
 {
     ldem_vec3 s = mat3_apply(&c->h_inv, d);
-    n[0] = -(int32_t)nearbyint(s.x);
-    n[1] = -(int32_t)nearbyint(s.y);
-    n[2] = -(int32_t)nearbyint(s.z);
+    n[0] = -to_shift(nearbyint(s.x));
+    n[1] = -to_shift(nearbyint(s.y));
+    n[2] = -to_shift(nearbyint(s.z));
 }
 
 ldem_mat3 ldem_mat3_expm(ldem_mat3 a)
@@ -188,6 +195,8 @@ double ldem_cell_servo_rate(double sigma, double target, double stiffness, doubl
                             double gain, double max_rate)
 {
     double error = sigma - target; /* > 0: too much compression, so expand */
+    if (isnan(error))
+        return error; /* a diverged stress must not pass for a full-speed expansion */
     double rate;
     if (stiffness > 0.0 && dt > 0.0)
         rate = gain * error / (stiffness * dt);

@@ -9,6 +9,7 @@
 #include "ldem/sim/output.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -325,7 +326,8 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
                      (sg[2] - sg[0]) * (sg[2] - sg[0])) / 6.0 +
                     sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5];
         fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", row->work_cell, row->strain[0],
-                row->strain[1], row->strain[2], row->strain[0] + row->strain[1] + row->strain[2]);
+                row->strain[1], row->strain[2],
+                -log(ldem_cell_volume(&w->cell.h) / ldem_cell_volume(&w->cell.h0)));
         for (int k = 0; k < 6; k++)
             fprintf(fp, "\t%.17g", sg[k]);
         fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", p, sqrt(3.0 * j2),

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -136,6 +137,13 @@ static int ensure_work(ldem_world *w, ldem_err *err)
     return LDEM_OK;
 nomem:
     return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for the time step");
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Rotation of each body over the step, q ⊗ q_prevᵀ (world). */
@@ -336,7 +344,10 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
     rotation_increments(w);
     if (ldem_contacts_need_refresh(w) && (rc = ldem_contacts_refresh(w, err)))
         return rc;
-    if ((rc = ldem_contacts_update(w, err)))
+    double t0 = seconds_now();
+    rc = ldem_contacts_update(w, err);
+    w->time_contacts += seconds_now() - t0;
+    if (rc)
         return rc;
     reduce_forces(w, 1);
     if ((rc = ldem_modal_reduce(w, 1, err)))

@@ -180,6 +180,14 @@ restart)
   straight contact-damped -- "$box" --set contacts.0.damping=0.3
   restart contact-damped-2013 "$work/contact-damped" 2013 -- "$box" --set contacts.0.damping=0.3
 
+  # 2c. a periodic cell under mixed control (servo on x, strain rate on z), grains wrapping
+  #     and contacts spanning the faces: the cell's state, the images and the stacks restart
+  periodic=$scenes/periodic64.yaml
+  straight periodic -- "$periodic"
+  busy "periodic at 2013" "$work/periodic" 2013 60 3
+  restart periodic-2013 "$work/periodic" 2013 -- "$periodic"
+  restart periodic-chain "$work/periodic" 1,1500,3999 -- "$periodic"
+
   # 3. level-set grains (ellipsoids) among spheres, stopped at the half and with the lid in
   #    contact
   ellipsoid_bundle
@@ -198,6 +206,8 @@ threads)
   box=$scenes/box30.yaml
   for j in 1 2; do straight "box-j$j" -- "$box" -j $j; done
   same_output "30 spheres -j 1 / -j 2" "$work/box-j1" "$work/box-j2"
+  for j in 1 2; do straight "periodic-j$j" -- "$scenes/periodic64.yaml" -j $j; done
+  same_output "periodic cell -j 1 / -j 2" "$work/periodic-j1" "$work/periodic-j2"
   busy "30 spheres" "$work/box-j1" 4000 10 2
 
   t=$scenes/threads.yaml

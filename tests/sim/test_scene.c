@@ -716,3 +716,241 @@ Test(scene, deformable_errors_grains_and_probes)
     expect_bad(10, "  probes: {every: 10, modes: [0, 0]}",
                (const char *[]){"output.probes.modes.1: grain 0 is listed twice", NULL});
 }
+
+/* ---- the periodic cell (`cell:`) ---- */
+
+/* A small sphere scene whose last line is the cell (one flow line, so every message about it
+ * is on line CELL_LINE), written to TMP under a name of the test's own (Criterion may run the
+ * tests in parallel); `extra` lines follow it (walls, for the builder). */
+static const char *const CELL_BASE[] = {
+    "time: {duration: 1}",
+    "materials:",
+    "  m: {E: 1e4, nu: 0.3, density: 1, friction: 0.3}",
+    "shapes:",
+    "  ball: {sphere: 0.5}",
+    "grains:",
+    "  - {shape: ball, position: [0, 0, 0]}",
+};
+#define CELL_LINE 8
+static char cell_path[512];   /* each test runs in its own process: set by use_cell_file */
+
+static void use_cell_file(const char *test)
+{
+    snprintf(cell_path, sizeof cell_path, "%s/cell_scene_%s.yaml", LDEM_TEST_TMP, test);
+}
+
+static void write_cell_scene(const char *cell, const char *extra)
+{
+    cr_assert(cell_path[0], "use_cell_file first");
+    FILE *fp = fopen(cell_path, "w");
+    cr_assert(fp, "cannot write %s", cell_path);
+    for (size_t k = 0; k < sizeof CELL_BASE / sizeof CELL_BASE[0]; k++)
+        fprintf(fp, "%s\n", CELL_BASE[k]);
+    fprintf(fp, "%s\n%s", cell, extra ? extra : "");
+    fclose(fp);
+}
+
+/* The scene with `cell` must be refused on the cell's line with every fragment. */
+static void expect_bad_cell(const char *cell, const char *const *fragments)
+{
+    write_cell_scene(cell, NULL);
+    ldem_err err = load_fail(cell_path, 0, NULL);
+    expect_error(&err, cell_path, CELL_LINE, fragments);
+    cr_assert_eq(ldem_err_exit_code(&err), 2);
+}
+
+/* Geometry: unknown keys, box and vectors together or neither, an inverted box, a centre
+ * with a box (it is implied), and vectors that are not three 3-vectors or lack their centre. */
+Test(scene, cell_errors_geometry)
+{
+    use_cell_file("errors_geometry");
+    /* the template with a plain box loads: each failure below is its own */
+    ldem_scene s;
+    write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}}", NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    cr_assert(s.cell.given);
+    ldem_scene_free(&s);
+
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, shape: cube}",
+                    (const char *[]){"cell.shape: unknown key",
+                                     "accepted: box, vectors, centre, x, y, z, servo", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1], size: 2}}",
+                    (const char *[]){"cell.box.size: unknown key", "accepted: lo, hi", NULL});
+    expect_bad_cell("cell: [1, 2, 3]", (const char *[]){"cell: expected a mapping", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, "
+                    "vectors: [[2, 0, 0], [0, 2, 0], [0, 0, 2]], centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors: give either box or vectors, not both",
+                                     NULL});
+    expect_bad_cell("cell: {x: {strain_rate: 1}}",
+                    (const char *[]){"cell: missing the cell's geometry", "box: {lo:",
+                                     "vectors: [[ax, ay, az]", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1], hi: [1, -1, 1]}}",
+                    (const char *[]){"cell.box: hi must exceed lo along every axis",
+                                     "lo (-1, -1, -1), hi (1, -1, 1)", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, 2], hi: [1, 1, 1]}}",
+                    (const char *[]){"cell.box: hi must exceed lo", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1]}}",
+                    (const char *[]){"cell.box: missing 'hi'", NULL});
+    expect_bad_cell("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, centre: [0, 0, 0]}",
+                    (const char *[]){"cell.centre: a box has its centre midway between lo and "
+                                     "hi", NULL});
+    expect_bad_cell("cell: {vectors: [[2, 0, 0], [0, 2, 0]], centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors: expected three edge vectors", NULL});
+    /* one vector where three are due: three items, but not vectors */
+    expect_bad_cell("cell: {vectors: [2, 0, 0], centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors.0: expected a list of 3 numbers", "got '2'",
+                                     NULL});
+    expect_bad_cell("cell: {vectors: {a: [2, 0, 0]}, centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors: expected three edge vectors", NULL});
+    expect_bad_cell("cell: {vectors: [[2, 0, 0], [0, 2, 0], [0, 2]], centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors.2: expected a list of 3 numbers", NULL});
+    expect_bad_cell("cell: {vectors: [[2, 0, 0], [0, 2, 0], [0, 0, x]], centre: [0, 0, 0]}",
+                    (const char *[]){"cell.vectors.2.2: expected a number, got 'x'", NULL});
+    expect_bad_cell("cell: {vectors: [[2, 0, 0], [0, 2, 0], [0, 0, 2]]}",
+                    (const char *[]){"cell: missing 'centre'", NULL});
+}
+
+/* Drive: each direction exactly one of strain_rate and stress; stress needs a servo with
+ * max_strain_rate > 0; the gain is in (0, 1]. */
+Test(scene, cell_errors_drive_and_servo)
+{
+    use_cell_file("errors_drive_and_servo");
+    const char *box = "cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, ";
+    char line[256];
+#define CELL(rest) (snprintf(line, sizeof line, "%s%s", box, rest), line)
+    expect_bad_cell(CELL("x: {strain_rate: 1, stress: 10}}"),
+                    (const char *[]){"cell.x: give exactly one of strain_rate", "and stress",
+                                     NULL});
+    expect_bad_cell(CELL("y: {}}"), (const char *[]){"cell.y: give exactly one of strain_rate",
+                                                     NULL});
+    expect_bad_cell(CELL("z: {rate: 1}}"),
+                    (const char *[]){"cell.z.rate: unknown key", "strain_rate, stress", NULL});
+    expect_bad_cell(CELL("z: -1}"), (const char *[]){"cell.z: expected a mapping", NULL});
+    expect_bad_cell(CELL("x: {strain_rate: fast}}"),
+                    (const char *[]){"cell.x.strain_rate: expected a number, got 'fast'", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}}"),
+                    (const char *[]){"cell: a stress-controlled direction needs servo",
+                                     "max_strain_rate", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {gain: 0.5}}"),
+                    (const char *[]){"cell.servo: missing 'max_strain_rate'", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, gain: 0}}"),
+                    (const char *[]){"cell.servo.gain: must be in (0, 1], got 0", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, gain: 1.5}}"),
+                    (const char *[]){"cell.servo.gain: must be in (0, 1], got 1.5", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 0}}"),
+                    (const char *[]){"cell.servo.max_strain_rate: must be > 0, got 0", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: -2}}"),
+                    (const char *[]){"cell.servo.max_strain_rate: must be > 0, got -2", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, damping: 2}}"),
+                    (const char *[]){"cell.servo.damping: unknown key",
+                                     "gain, max_strain_rate", NULL});
+#undef CELL
+    /* --set reaches the cell like any other key */
+    write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, z: {stress: 100}, "
+                     "servo: {max_strain_rate: 1}}", NULL);
+    const char *gain[] = {"cell.servo.gain=2"};
+    ldem_err err = load_fail(cell_path, 1, gain);
+    expect_error(&err, "--set", 0, (const char *[]){"cell.servo.gain: must be in (0, 1], got 2",
+                                                    NULL});
+}
+
+/* An accepted cell: box lo (−1, −2, −3), hi (3, 2, 5) is h = diag(4, 4, 8) about (1, 0, 1);
+ * x by stress, y and z by strain rate; the gain takes its default 0.05 when not given, and a
+ * given one is kept. A triclinic cell by vectors has them as h's columns. */
+Test(scene, cell_accepted)
+{
+    use_cell_file("accepted");
+    write_cell_scene("cell:\n"
+                     "  box: {lo: [-1, -2, -3], hi: [3, 2, 5]}\n"
+                     "  x: {stress: 1000}\n"
+                     "  y: {strain_rate: 0}\n"
+                     "  z: {strain_rate: -1}\n"
+                     "  servo: {max_strain_rate: 0.5}", NULL);
+    ldem_scene s;
+    load_ok(&s, cell_path, 0, NULL);
+    const ldem_scene_cell *c = &s.cell;
+    cr_assert(c->given);
+    cr_assert_eq(c->line, CELL_LINE + 1, "the block's first line");
+    const double h[3][3] = {{4, 0, 0}, {0, 4, 0}, {0, 0, 8}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            cr_assert_eq(c->h.m[i][j], h[i][j], "h(%d, %d) = %g", i, j, c->h.m[i][j]);
+    expect_vec3(c->centre, 1, 0, 1);
+    cr_assert_eq(c->control.drive[0], LDEM_CELL_STRESS);
+    cr_assert_eq(c->control.drive[1], LDEM_CELL_STRAIN_RATE);
+    cr_assert_eq(c->control.drive[2], LDEM_CELL_STRAIN_RATE);
+    cr_assert_eq(c->control.stress[0], 1000.0);
+    cr_assert_eq(c->control.strain_rate[1], 0.0);
+    cr_assert_eq(c->control.strain_rate[2], -1.0);
+    cr_assert_eq(c->control.gain, 0.05, "the default gain");
+    cr_assert_eq(c->control.max_rate, 0.5);
+    ldem_scene_free(&s);
+
+    /* a given gain; a direction left out is strain-controlled at rate 0 */
+    write_cell_scene("cell: {vectors: [[10, 0, 0], [3, 8, 0], [1, 2, 6]], centre: [1, -2, 3], "
+                     "z: {stress: -5}, servo: {gain: 1, max_strain_rate: 2}}", NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    c = &s.cell;
+    cr_assert_eq(c->line, CELL_LINE);
+    const double t[3][3] = {{10, 3, 1}, {0, 8, 2}, {0, 0, 6}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            cr_assert_eq(c->h.m[i][j], t[i][j], "h(%d, %d) = %g", i, j, c->h.m[i][j]);
+    expect_vec3(c->centre, 1, -2, 3);
+    cr_assert(c->control.drive[0] == LDEM_CELL_STRAIN_RATE && c->control.strain_rate[0] == 0.0);
+    cr_assert(c->control.drive[1] == LDEM_CELL_STRAIN_RATE && c->control.strain_rate[1] == 0.0);
+    cr_assert(c->control.drive[2] == LDEM_CELL_STRESS && c->control.stress[2] == -5.0);
+    cr_assert(c->control.gain == 1.0 && c->control.max_rate == 2.0);
+    ldem_scene_free(&s);
+
+    /* no cell: open space */
+    load_ok(&s, SCENES "minimal.yaml", 0, NULL);
+    cr_assert_eq(s.cell.given, 0);
+    ldem_scene_free(&s);
+}
+
+/* The builder: a cell becomes the world's (h, centre, control), and is refused with walls
+ * (the cell is periodic in every direction) or when its vectors are left-handed, on the
+ * cell's line. */
+Test(scene, cell_build)
+{
+    use_cell_file("build");
+    ldem_scene s;
+    ldem_world w;
+    ldem_err err;
+    write_cell_scene("cell: {box: {lo: [-1, -2, -3], hi: [3, 2, 5]}, x: {stress: 7}, "
+                     "servo: {max_strain_rate: 0.5}}", NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    ldem_err_clear(&err);
+    cr_assert_eq(ldem_scene_build(&s, &w, &err), LDEM_OK, "%s:%ld: %s", err.file, err.line,
+                 err.msg);
+    cr_assert_eq(w.cell.periodic, 1);
+    cr_assert(w.cell.h.m[0][0] == 4 && w.cell.h.m[1][1] == 4 && w.cell.h.m[2][2] == 8 &&
+              w.cell.h.m[0][1] == 0 && w.cell.h.m[2][0] == 0);
+    expect_vec3(w.cell.centre, 1, 0, 1);
+    cr_assert(w.cell_control.drive[0] == LDEM_CELL_STRESS && w.cell_control.stress[0] == 7 &&
+              w.cell_control.max_rate == 0.5 && w.cell_control.gain == 0.05);
+    ldem_world_free(&w);
+    ldem_scene_free(&s);
+
+    write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}}",
+                     "walls:\n  - {name: floor, plane: {point: [0, 0, -1], normal: [0, 0, 1]}}\n");
+    load_ok(&s, cell_path, 0, NULL);
+    ldem_err_clear(&err);
+    cr_assert_neq(ldem_scene_build(&s, &w, &err), LDEM_OK, "a cell with walls was built");
+    expect_error(&err, cell_path, CELL_LINE,
+                 (const char *[]){"walls in a periodic cell", NULL});
+    cr_assert_eq(err.code, LDEM_ERR_INPUT);
+    ldem_scene_free(&s);
+
+    /* b and c swapped: det < 0, which the parser cannot see but ldem_cell_init refuses */
+    write_cell_scene("cell: {vectors: [[2, 0, 0], [0, 0, 2], [0, 2, 0]], centre: [0, 0, 0]}",
+                     NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    ldem_err_clear(&err);
+    cr_assert_neq(ldem_scene_build(&s, &w, &err), LDEM_OK, "a left-handed cell was built");
+    expect_error(&err, cell_path, CELL_LINE,
+                 (const char *[]){"volume of -8", "right-handed", NULL});
+    cr_assert_eq(err.code, LDEM_ERR_INPUT);
+    ldem_scene_free(&s);
+}

@@ -67,8 +67,9 @@ ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3]);
  * the smallest width, which the broad phase guarantees for every candidate pair. */
 void ldem_cell_min_image(const ldem_cell *c, ldem_vec3 d, int32_t n[3]);
 
-/* exp(A) for a small matrix (‖A‖ ≪ 1, as L dt is): Taylor terms until they stop changing
- * the sum, after scaling and squaring when ‖A‖ > 1/8 so that any A is accurate. */
+/* exp(A): Taylor terms until they stop changing the sum, after scaling and squaring when
+ * 3 max|A_ij| > 1/8. Accurate to round-off for the small L dt of a step; a large A loses
+ * about 2^(squarings) ulps to the squarings (5e-15 relative for exp(2.5)). */
 ldem_mat3 ldem_mat3_expm(ldem_mat3 a);
 
 /* One step of deformation: h_prev = h, h = F h with F = exp(L dt) returned (callers remap
@@ -79,7 +80,8 @@ ldem_mat3 ldem_cell_advance(ldem_cell *c, double dt);
 ldem_vec3 ldem_cell_remap(const ldem_cell *c, const ldem_mat3 *F, ldem_vec3 x);
 
 /* Logarithmic strain of edge direction k since h0, compression positive:
- * −ln(width_k / width0_k). Their sum is −ln(V/V0), the volumetric strain. */
+ * −ln(width_k / width0_k). Their sum is −ln(V/V0), the volumetric strain, while the cell's
+ * faces keep their angles (any orthogonal cell); the probes' eps_vol is −ln(V/V0) itself. */
 double ldem_cell_strain(const ldem_cell *c, int k);
 
 /* Frobenius norm of h h_ref⁻¹ − I: how far the cell deformed since h_ref (the neighbour
@@ -103,7 +105,7 @@ typedef struct ldem_cell_control {
     double max_rate;         /* cap on |L_kk| of stress-controlled directions (> 0) */
 } ldem_cell_control;
 
-/* The servo's strain rate for a stress-controlled direction:
+/* The servo's strain rate for a stress-controlled direction (NaN for a NaN stress):
  *
  *     L_kk = clamp( α (σ_kk − σ*_k) / (K_k dt), −max_rate, max_rate )
  *

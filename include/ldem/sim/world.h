@@ -294,6 +294,9 @@ typedef struct ldem_world {
     double work_damping;     /* energy removed by global and local damping (≥ 0) */
     double dissipated_contacts_released; /* frictional work of contacts that were dropped */
 
+    double time_contacts;    /* wall-clock seconds the steps spent in the contacts' geometry
+                              * and laws (ldem_contacts_update), for reports; not saved */
+
     int threads;             /* OpenMP threads (0: default) */
     int track_energy;        /* Jäger dissipation bookkeeping (a Gauss rule per slipped leg) */
 
