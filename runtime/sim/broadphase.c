@@ -90,8 +90,10 @@ static size_t grown(size_t capacity, size_t need)
     return cap;
 }
 
-/* realloc of `count` elements of `size` bytes; NULL on overflow or failure (*p kept). */
-static int resize(void **p, size_t count, size_t size)
+/* realloc of `count` elements of `size` bytes; -1 on overflow or failure (*p kept). Shared
+ * with broadphase_periodic.c. */
+int ldem__broadphase_resize(void **p, size_t count, size_t size);
+int ldem__broadphase_resize(void **p, size_t count, size_t size)
 {
     if (count > SIZE_MAX / size)
         return -1;
@@ -108,7 +110,7 @@ static int reserve(void **p, size_t *capacity, size_t need, size_t size)
     if (need <= *capacity)
         return 0;
     size_t cap = grown(*capacity, need);
-    if (resize(p, cap, size))
+    if (ldem__broadphase_resize(p, cap, size))
         return -1;
     *capacity = cap;
     return 0;
@@ -241,8 +243,8 @@ static int number_occupied_cells(grid *g, size_t n, uint32_t *cell_of)
     while (slots < 2 * n)
         slots *= 2;
     if (slots > w->table_capacity) {
-        if (resize((void **)&w->table_key, 3 * slots, sizeof *w->table_key) ||
-            resize((void **)&w->table_cell, slots, sizeof *w->table_cell))
+        if (ldem__broadphase_resize((void **)&w->table_key, 3 * slots, sizeof *w->table_key) ||
+            ldem__broadphase_resize((void **)&w->table_cell, slots, sizeof *w->table_cell))
             return -1;
         w->table_capacity = slots;
     }
@@ -297,10 +299,10 @@ static int reserve_bodies(ldem_broadphase *bp, size_t n)
     if (n + 1 <= w->bodies_capacity)
         return 0;
     size_t cap = grown(w->bodies_capacity, n + 1);
-    if (resize((void **)&bp->order, cap, sizeof *bp->order) ||
-        resize((void **)&bp->cell_of, cap, sizeof *bp->cell_of) ||
-        resize((void **)&w->coord, 3 * cap, sizeof *w->coord) ||
-        resize((void **)&w->count, cap, sizeof *w->count))
+    if (ldem__broadphase_resize((void **)&bp->order, cap, sizeof *bp->order) ||
+        ldem__broadphase_resize((void **)&bp->cell_of, cap, sizeof *bp->cell_of) ||
+        ldem__broadphase_resize((void **)&w->coord, 3 * cap, sizeof *w->coord) ||
+        ldem__broadphase_resize((void **)&w->count, cap, sizeof *w->count))
         return -1;
     w->bodies_capacity = bp->order_capacity = cap;
     return 0;
@@ -313,10 +315,10 @@ static int reserve_gather(struct ldem_broadphase_work *w, size_t need)
     if (need <= w->gather_capacity)
         return 0;
     size_t cap = grown(w->gather_capacity, need);
-    if (resize((void **)&w->gx, cap, sizeof *w->gx) ||
-        resize((void **)&w->gy, cap, sizeof *w->gy) ||
-        resize((void **)&w->gz, cap, sizeof *w->gz) ||
-        resize((void **)&w->gr, cap, sizeof *w->gr) || resize((void **)&w->gi, cap, sizeof *w->gi))
+    if (ldem__broadphase_resize((void **)&w->gx, cap, sizeof *w->gx) ||
+        ldem__broadphase_resize((void **)&w->gy, cap, sizeof *w->gy) ||
+        ldem__broadphase_resize((void **)&w->gz, cap, sizeof *w->gz) ||
+        ldem__broadphase_resize((void **)&w->gr, cap, sizeof *w->gr) || ldem__broadphase_resize((void **)&w->gi, cap, sizeof *w->gi))
         return -1;
     w->gather_capacity = cap;
     return 0;

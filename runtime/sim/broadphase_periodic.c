@@ -43,17 +43,7 @@ void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g)
     free(g);
 }
 
-static int grow(void **p, size_t count, size_t size)
-{
-    if (count > SIZE_MAX / size)
-        return -1;
-    size_t bytes = count * size;
-    void *q = realloc(*p, bytes ? bytes : 1);
-    if (!q)
-        return -1;
-    *p = q;
-    return 0;
-}
+int ldem__broadphase_resize(void **p, size_t count, size_t size); /* broadphase.c */
 
 static int reserve_ghosts(struct ldem_broadphase_ghosts *g, size_t need)
 {
@@ -62,9 +52,9 @@ static int reserve_ghosts(struct ldem_broadphase_ghosts *g, size_t need)
     size_t cap = g->capacity ? g->capacity : 64;
     while (cap < need)
         cap *= 2;
-    if (grow((void **)&g->x, cap, sizeof *g->x) || grow((void **)&g->r, cap, sizeof *g->r) ||
-        grow((void **)&g->owner, cap, sizeof *g->owner) ||
-        grow((void **)&g->shift, 3 * cap, sizeof *g->shift))
+    if (ldem__broadphase_resize((void **)&g->x, cap, sizeof *g->x) || ldem__broadphase_resize((void **)&g->r, cap, sizeof *g->r) ||
+        ldem__broadphase_resize((void **)&g->owner, cap, sizeof *g->owner) ||
+        ldem__broadphase_resize((void **)&g->shift, 3 * cap, sizeof *g->shift))
         return -1;
     g->capacity = cap;
     return 0;
@@ -149,7 +139,7 @@ int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec
      * (min, max) with the image seen from the smaller index. */
     size_t npairs = g->inner.npairs;
     if (npairs > g->found_capacity) {
-        if (grow((void **)&g->found, npairs, sizeof *g->found))
+        if (ldem__broadphase_resize((void **)&g->found, npairs, sizeof *g->found))
             goto nomem;
         g->found_capacity = npairs;
     }
@@ -178,12 +168,12 @@ int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec
      * keep one. The inner list is sorted by extended index, so this order is deterministic. */
     qsort(g->found, kept, sizeof *g->found, cmp_found);
     if (kept > bp->pairs_capacity) {
-        if (grow((void **)&bp->pairs, kept, sizeof *bp->pairs))
+        if (ldem__broadphase_resize((void **)&bp->pairs, kept, sizeof *bp->pairs))
             goto nomem;
         bp->pairs_capacity = kept;
     }
     if (3 * kept > bp->image_capacity) {
-        if (grow((void **)&bp->image, 3 * kept, sizeof *bp->image))
+        if (ldem__broadphase_resize((void **)&bp->image, 3 * kept, sizeof *bp->image))
             goto nomem;
         bp->image_capacity = 3 * kept;
     }
