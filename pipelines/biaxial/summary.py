@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Summarize the biaxial runs (pipelines/biaxial/Makefile): wall time of the compression
+stage, time inside the contacts' geometry and laws, mean and peak Jager history length per
+contact, history bytes per contact, and the curves for the plot; Kuhn's Table 1 beside.
+
+usage: summary.py [--settle N] [-o summary.tsv] RUN_DIR...     (table on stdout)
+       summary.py --check MAX_RATIO RUN_DIR...    exit 1 if jager-0 / mindlin > MAX_RATIO
+
+Each RUN_DIR has probes.tsv; RUN_DIR.biaxial.log holds demrun's report of the compression
+stage ("N steps in T s", "contact geometry and laws: C s")."""
+import argparse
+import csv
+import os
+import re
+import sys
+
+# Kuhn's Table 1 (Pentium 4, 2008): force time and total time in minutes, mean history length
+KUHN = {"jager-0": ("8.2", "26.2", "260"), "jager-0.1": ("", "", "171"),
+        "jager-0.2": ("", "", "107"), "mindlin": ("3.4", "17.6", "")}
+BYTES_PER_CELL = 28  # ldem/contact/history.h: {z, wx, wy} + a 32-bit link
+
+
+def fail(msg):
+    sys.stderr.write("summary.py: error: %s\n" % msg)
+    sys.exit(2)
+
+
+def read_log(path):
+    try:
+        text = open(path).read()
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+    steps = re.search(r"(\d+) steps in ([0-9.]+) s", text)
+    law = re.search(r"contact geometry and laws: ([0-9.]+) s", text)
+    if not steps or not law:
+        fail("%s: no timing lines (did the run finish?)" % path)
+    return int(steps.group(1)), float(steps.group(2)), float(law.group(1))
+
+
+def read_probes(path):
+    try:
+        with open(path) as f:
+            first = f.readline()
+            if not first.startswith("#"):
+                fail("%s:1: expected the '# demrun probes' line" % path)
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+    if not rows:
+        fail("%s: no rows" % path)
+    return rows
+
+
+def summarize(run, settle):
+    name = os.path.basename(os.path.normpath(run))
+    steps, seconds, law = read_log(run + ".biaxial.log")
+    rows = [r for r in read_probes(os.path.join(run, "probes.tsv")) if int(r["step"]) > settle]
+    hist = [float(r["mean_history"]) for r in rows]
+    per_contact = [float(r["history_bytes"]) / max(1, int(r["contacts"])) for r in rows]
+    peak = max(range(len(rows)), key=lambda k: hist[k])
+    return {
+        "run": name, "steps": steps, "wall_s": seconds, "ms_per_step": 1e3 * seconds / steps,
+        "contact_s": law, "contact_share": law / seconds,
+        "mean_history": sum(hist) / len(hist), "peak_history": hist[peak],
+        "peak_at_strain": float(rows[peak]["eps_zz"]),
+        "live_bytes_per_contact": BYTES_PER_CELL * hist[peak],
+        "pool_bytes_per_contact": max(per_contact),
+        "contacts": int(rows[-1]["contacts"]),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("runs", nargs="+")
+    ap.add_argument("--settle", type=int, default=0)
+    ap.add_argument("-o", dest="out")
+    ap.add_argument("--check", type=float)
+    a = ap.parse_args()
+    s = [summarize(r, a.settle) for r in a.runs]
+    by = {x["run"]: x for x in s}
+    if a.check is not None:
+        if "jager-0" not in by or "mindlin" not in by:
+            fail("--check needs the jager-0 and mindlin runs")
+        ratio = by["jager-0"]["wall_s"] / by["mindlin"]["wall_s"]
+        print("jager/mindlin whole run %.3f (limit %.2f)" % (ratio, a.check))
+        sys.exit(0 if ratio <= a.check else 1)
+    cols = ["run", "steps", "wall_s", "ms_per_step", "contact_s", "contact_share", "mean_history",
+            "peak_history", "peak_at_strain", "live_bytes_per_contact", "pool_bytes_per_contact",
+            "contacts"]
+    if a.out:
+        tmp = a.out + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("\t".join(cols) + "\n")
+            for x in s:
+                f.write("\t".join(str(x[c]) for c in cols) + "\n")
+        os.replace(tmp, a.out)
+    print("%-10s %9s %8s %9s %7s %8s %8s %9s %9s   Kuhn: law/total min, mean history" %
+          ("run", "total s", "ms/step", "law s", "law %", "mean h", "peak h", "B/contact", "pool B/c"))
+    for x in s:
+        k = KUHN.get(x["run"], ("", "", ""))
+        print("%-10s %9.1f %8.3f %9.1f %6.0f%% %8.1f %8.1f %9.0f %9.0f   %s/%s %s" % (
+            x["run"], x["wall_s"], x["ms_per_step"], x["contact_s"], 100 * x["contact_share"],
+            x["mean_history"], x["peak_history"], x["live_bytes_per_contact"],
+            x["pool_bytes_per_contact"], k[0] or "-", k[1] or "-", k[2] or "-"))
+    if "jager-0" in by and "mindlin" in by:
+        j, m = by["jager-0"], by["mindlin"]
+        print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, target <= 1.25), contact "
+              "geometry and laws %.3f (Kuhn 2.4)" % (j["wall_s"] / m["wall_s"],
+                                                     j["contact_s"] / m["contact_s"]))
+
+
+if __name__ == "__main__":
+    main()
