@@ -178,10 +178,15 @@ double ldem_cell_strain(const ldem_cell *c, int k)
     return -log(ldem_cell_width(&c->h, k) / ldem_cell_width(&c->h0, k));
 }
 
-double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref)
+ldem_mat3 ldem_cell_deformation(const ldem_cell *c, const ldem_mat3 *h_ref)
 {
     ldem_mat3 inv = inverse(h_ref);
-    ldem_mat3 F = mat3_mul(&c->h, &inv);
+    return mat3_mul(&c->h, &inv);
+}
+
+double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref)
+{
+    ldem_mat3 F = ldem_cell_deformation(c, h_ref);
     double sum = 0.0;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {

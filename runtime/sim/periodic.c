@@ -117,19 +117,7 @@ int ldem_periodic_need_refresh(const ldem_world *w)
      * ℓ the separation, and no pair farther than the reach + skin needs to be seen: the list
      * holds while 2 max|d| + e (2 r_max + skin) ≤ skin (ldem/sim/cell.h). */
     const ldem_bodies *b = &w->bodies;
-    ldem_mat3 inv_list;
-    {
-        ldem_cell tmp;
-        memset(&tmp, 0, sizeof tmp);
-        ldem_cell_set_h(&tmp, w->h_list);
-        inv_list = tmp.h_inv;
-    }
-    ldem_mat3 F;
-    for (int a = 0; a < 3; a++)
-        for (int bb = 0; bb < 3; bb++)
-            F.m[a][bb] = w->cell.h.m[a][0] * inv_list.m[0][bb] +
-                         w->cell.h.m[a][1] * inv_list.m[1][bb] +
-                         w->cell.h.m[a][2] * inv_list.m[2][bb];
+    ldem_mat3 F = ldem_cell_deformation(&w->cell, &w->h_list);
     double d2max = 0.0, rmax = 0.0, grown = 0.0;
     for (size_t i = 0; i < b->count; i++) {
         ldem_vec3 affine = ldem_cell_remap(&w->cell, &F, w->x_list[i]);

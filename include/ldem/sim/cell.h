@@ -84,6 +84,10 @@ ldem_vec3 ldem_cell_remap(const ldem_cell *c, const ldem_mat3 *F, ldem_vec3 x);
  * faces keep their angles (any orthogonal cell); the probes' eps_vol is −ln(V/V0) itself. */
 double ldem_cell_strain(const ldem_cell *c, int k);
 
+/* F = h h_ref⁻¹: the affine map that took the cell (and every grain's affine position)
+ * from h_ref to h. */
+ldem_mat3 ldem_cell_deformation(const ldem_cell *c, const ldem_mat3 *h_ref);
+
 /* Frobenius norm of h h_ref⁻¹ − I: how far the cell deformed since h_ref (the neighbour
  * list's). A pair at separation ℓ moves apart or together by at most that × ℓ through the
  * affine part alone. */
