@@ -166,7 +166,8 @@ int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec
     }
     /* A pair across a face is found from both sides (a with b's ghost, b with a's): sort and
      * keep one. The inner list is sorted by extended index, so this order is deterministic. */
-    qsort(g->found, kept, sizeof *g->found, cmp_found);
+    if (kept > 1) /* g->found is NULL while no pair has ever been found */
+        qsort(g->found, kept, sizeof *g->found, cmp_found);
     if (kept > bp->pairs_capacity) {
         if (ldem__broadphase_resize((void **)&bp->pairs, kept, sizeof *bp->pairs))
             goto nomem;
