@@ -123,8 +123,13 @@ int ldem_contacts_build_shards(ldem_world *w)
         k->shard_start[s + 1] = k->shard_start[s] + count[s];
     uint32_t fill[LDEM_HISTORY_SHARDS];
     memcpy(fill, k->shard_start, sizeof fill);
-    for (size_t c = 0; c < w->ncontacts; c++)
-        k->shard_list[fill[w->contacts[c].shard]++] = (uint32_t)c;
+    k->shards_in_list_order = 1;
+    for (size_t c = 0; c < w->ncontacts; c++) {
+        uint32_t at = fill[w->contacts[c].shard]++;
+        k->shard_list[at] = (uint32_t)c;
+        if (at != c)
+            k->shards_in_list_order = 0;
+    }
     return 0;
 }
 
@@ -680,15 +685,112 @@ static int contact_update(ldem_world *w, ldem_contact *c, ldem_hits *h, const ld
     return rc;
 }
 
-int ldem_contacts_update(ldem_world *w, ldem_err *err)
+/* ---- what the contacts add up to ---- */
+
+/* dN/dδ of a touching contact, for the servo's stiffness estimate. */
+static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    if (law->law == LDEM_LAW_LINEAR)
+        return law->kn * (c->nsprings ? c->nsprings : 1);
+    return ldem_hertz_stiffness(&c->pair, c->overlap);
+}
+
+static int touching(const ldem_contact *c)
+{
+    return c->overlap > 0.0 || c->nsprings != 0;
+}
+
+/* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its
+ * stiffness terms, added to its shard's sums. */
+static void add_to_sums(const ldem_world *w, const ldem_contact *c, ldem_contact_sums *sums)
+{
+    if (!touching(c) || (c->j & LDEM_WALL_BIT))
+        return;
+    ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
+    ldem_vec3 l = ldem_vec3_sub(ldem_vec3_add(w->bodies.x[c->j], partner_offset(w, c).now),
+                                w->bodies.x[c->i]);
+    double fa[3] = {f.x, f.y, f.z}, la[3] = {l.x, l.y, l.z};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            sums->virial.m[a][b] += fa[a] * la[b];
+    double kn = normal_stiffness(w, c);
+    double nl[3] = {c->normal.x * la[0], c->normal.y * la[1], c->normal.z * la[2]};
+    for (int a = 0; a < 3; a++)
+        sums->stiffness[a] += kn * nl[a] * nl[a];
+}
+
+/* One contact's force and torques onto its bodies and wall (i receives −f). */
+static void add_forces(ldem_world *w, const ldem_contact *c)
+{
+    if (!touching(c))
+        return;
+    ldem_bodies *b = &w->bodies;
+    ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
+    b->force[c->i] = ldem_vec3_sub(b->force[c->i], f);
+    b->torque[c->i] = ldem_vec3_add(b->torque[c->i], c->torque_i);
+    if (c->j & LDEM_WALL_BIT) {
+        ldem_wall *wl = &w->walls[c->j & ~LDEM_WALL_BIT];
+        wl->force = ldem_vec3_add(wl->force, f);
+    } else {
+        b->force[c->j] = ldem_vec3_add(b->force[c->j], f);
+        b->torque[c->j] = ldem_vec3_add(b->torque[c->j], c->torque_j);
+    }
+}
+
+/* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
+ * (one thread only: the bodies are shared). Returns the first failure, described in *e. */
+static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
 {
     ldem_step_work *k = w->work;
-    int failed = LDEM_OK;
-    ldem_err first;
-    ldem_err_clear(&first);
+    ldem_contact_sums *sums = &k->shard_sums[s];
+    int periodic = w->cell.periodic;
+    memset(sums, 0, sizeof *sums);
+    for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
+        ldem_contact *c = &w->contacts[k->shard_list[q]];
+        int rc = contact_update(w, c, &k->hits[tid], k->dq,
+                                k->phi_scratch + (size_t)tid * k->max_modes, e);
+        if (rc) {
+            if (!e->code)
+                ldem_err_set(e, rc, NULL, 0, "contact %u-%u: %s", c->i, c->j,
+                             ldem_status_name(rc));
+            return rc;
+        }
+        if (periodic)
+            add_to_sums(w, c, sums);
+        if (sum)
+            add_forces(w, c);
+    }
+    return LDEM_OK;
+}
+
+static int update(ldem_world *w, int sum, ldem_err *err)
+{
+    ldem_step_work *k = w->work;
     /* With the default thread count, threads only pay off beyond a few hundred candidates
      * (below that the fork costs more); an explicit count is always honoured. */
     int threads = w->threads > 0 || w->ncontacts >= 256 ? k->nthreads : 1;
+    if (threads == 1) {
+        /* Summing as we go adds in list order only if the shards walk the list in order. */
+        int fused = sum && k->shards_in_list_order;
+        for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++) {
+            ldem_err e;
+            ldem_err_clear(&e);
+            int rc = update_shard(w, s, 0, fused, &e);
+            if (rc) {
+                if (err)
+                    *err = e;
+                return rc;
+            }
+        }
+        if (sum && !fused)
+            for (size_t c = 0; c < w->ncontacts; c++)
+                add_forces(w, &w->contacts[c]);
+        return LDEM_OK;
+    }
+    int failed = LDEM_OK;
+    ldem_err first;
+    ldem_err_clear(&first);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int s = 0; s < (int)LDEM_HISTORY_SHARDS; s++) {
         int tid = 0;
@@ -697,24 +799,32 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err)
 #endif
         ldem_err e;
         ldem_err_clear(&e);
-        for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
-            int rc = contact_update(w, &w->contacts[k->shard_list[q]], &k->hits[tid],
-                                    k->dq, k->phi_scratch + (size_t)tid * k->max_modes, &e);
-            if (rc) {
+        int rc = update_shard(w, (unsigned)s, tid, 0, &e);
+        if (rc) {
 #pragma omp critical(ldem_contacts_error)
-                if (!failed) {
-                    failed = rc;
-                    first = e;
-                    if (!first.code)
-                        ldem_err_set(&first, rc, NULL, 0, "contact %u-%u: %s",
-                                     w->contacts[k->shard_list[q]].i,
-                                     w->contacts[k->shard_list[q]].j, ldem_status_name(rc));
-                }
-                break;
+            if (!failed) {
+                failed = rc;
+                first = e;
             }
         }
     }
-    if (failed && err)
-        *err = first;
-    return failed;
+    if (failed) {
+        if (err)
+            *err = first;
+        return failed;
+    }
+    if (sum)
+        for (size_t c = 0; c < w->ncontacts; c++)
+            add_forces(w, &w->contacts[c]);
+    return LDEM_OK;
+}
+
+int ldem_contacts_update(ldem_world *w, ldem_err *err)
+{
+    return update(w, 0, err);
+}
+
+int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err)
+{
+    return update(w, 1, err);
 }

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "ldem/contact/hertz.h"
 #include "ldem/sym3.h"
 #include "sim_internal.h"
 
@@ -32,40 +31,18 @@ ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt)
     return F;
 }
 
-static ldem_vec3 partner_centre(const ldem_world *w, const ldem_contact *c)
-{
-    int32_t n[3] = {c->image[0], c->image[1], c->image[2]};
-    return ldem_vec3_add(w->bodies.x[c->j], ldem_cell_offset(&w->cell.h, n));
-}
-
-/* dN/dδ of a touching contact, for the servo's stiffness estimate. */
-static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
-{
-    const ldem_pair_law *law = &w->laws[c->law];
-    if (law->law == LDEM_LAW_LINEAR)
-        return law->kn * (c->nsprings ? c->nsprings : 1);
-    return ldem_hertz_stiffness(&c->pair, c->overlap);
-}
-
 void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
 {
+    /* the contacts' part, summed per shard by the contact update (ldem_contact_sums) */
     ldem_mat3 virial = {{{0}}};
     double K[3] = {0.0, 0.0, 0.0};
-    for (size_t k = 0; k < w->ncontacts; k++) {
-        const ldem_contact *c = &w->contacts[k];
-        if ((c->overlap <= 0.0 && c->nsprings == 0) || (c->j & LDEM_WALL_BIT))
-            continue;
-        ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
-        ldem_vec3 l = ldem_vec3_sub(partner_centre(w, c), w->bodies.x[c->i]);
-        double fa[3] = {f.x, f.y, f.z}, la[3] = {l.x, l.y, l.z};
-        for (int a = 0; a < 3; a++)
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++) {
+        const ldem_contact_sums *sums = &w->work->shard_sums[s];
+        for (int a = 0; a < 3; a++) {
             for (int bb = 0; bb < 3; bb++)
-                virial.m[a][bb] += fa[a] * la[bb];
-        double kn = normal_stiffness(w, c), nl[3] = {c->normal.x * la[0],
-                                                      c->normal.y * la[1],
-                                                      c->normal.z * la[2]};
-        for (int a = 0; a < 3; a++)
-            K[a] += kn * nl[a] * nl[a];
+                virial.m[a][bb] += sums->virial.m[a][bb];
+            K[a] += sums->stiffness[a];
+        }
     }
     /* Work of the cell's deformation on the grains over the step: the affine part of every
      * branch vector, (F − I) ℓ, against the contact forces, by the trapezoid rule between

@@ -7,6 +7,15 @@
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
 
+/* What the contacts of one history shard add to the cell's measurements (periodic cell only):
+ * Σ f ⊗ ℓ over its touching body pairs and their affine (Voigt) stiffness terms k_n (n_a ℓ_a)².
+ * Summed per shard by the contact update and over the shards in shard order by
+ * ldem_periodic_measure, so the totals do not depend on the thread count. */
+typedef struct ldem_contact_sums {
+    ldem_mat3 virial;
+    double stiffness[3];
+} ldem_contact_sums;
+
 /* Scratch the step keeps between calls: the broad phase's buffers, the contact indices of
  * each history shard (CSR, rebuilt with the list), per-thread hit buffers for level-set
  * pairs, and per-body rotation increments. */
@@ -15,6 +24,10 @@ typedef struct ldem_step_work {
     uint32_t shard_start[LDEM_HISTORY_SHARDS + 1];
     uint32_t *shard_list;          /* contact indices grouped by shard, in list order */
     size_t shard_list_capacity;
+    int shards_in_list_order;      /* shard_list is 0, 1, 2, …: walking the shards in order
+                                    * walks the list in order (false only for the hashed
+                                    * shards of old checkpoints) */
+    ldem_contact_sums shard_sums[LDEM_HISTORY_SHARDS];
     int nthreads;
     ldem_hits *hits;               /* one buffer per thread */
     ldem_quat *dq;                 /* rotation of each body over the step: q ⊗ q_prevᵀ */
@@ -57,8 +70,14 @@ int ldem_contacts_build_shards(ldem_world *w);
 /* Frictional work a contact has done so far (from its law's state). */
 double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
- * and torques. */
+ * and torques, and in a periodic cell each shard's ldem_contact_sums. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);
+/* ldem_contacts_update, then every contact's force and torques added onto its bodies and wall
+ * in list order (bitwise the same sums for any thread count). On one thread both happen in
+ * the same pass over the list, which then streams through memory once instead of twice. The
+ * caller has set the bodies' forces and torques to their non-contact part and the walls'
+ * forces to zero. */
+int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err);
 
 /* ---- modal.c: the deformable bodies' modal degrees of freedom ---- */
 
