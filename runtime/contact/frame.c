@@ -1,6 +1,8 @@
 /* Contact frames carried by quaternions (ldem/contact/frame.h), Kuhn §3.2. */
 #include "ldem/contact/frame.h"
 
+#include <math.h>
+
 ldem_quat ldem_contact_frame_init(ldem_vec3 n)
 {
     return ldem_quat_contact_frame(n);
@@ -8,7 +10,9 @@ ldem_quat ldem_contact_frame_init(ldem_vec3 n)
 
 ldem_vec3 ldem_contact_frame_normal(ldem_quat q)
 {
-    return ldem_quat_rotate(q, ldem_vec3_make(0, 0, 1));
+    /* q ez q*: the third column of q's rotation matrix (a third of the work of a rotation) */
+    return ldem_vec3_make(2.0 * (q.x * q.z + q.w * q.y), 2.0 * (q.y * q.z - q.w * q.x),
+                          1.0 - 2.0 * (q.x * q.x + q.y * q.y));
 }
 
 double ldem_contact_twirl(ldem_vec3 n, ldem_vec3 dtheta_i, ldem_vec3 dtheta_j)
@@ -47,13 +51,17 @@ ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
     return ldem_quat_renormalize(r, mode);
 }
 
-/* The twist of a rotation dq about the unit axis n: (w, (v·n) n) normalized, w ≥ 0. */
-static ldem_quat twist_about(ldem_quat dq, ldem_vec3 n)
+/* The twist of a rotation dq about the unit axis n is (w, (v·n) n) normalized, w ≥ 0: a
+ * rotation about n, kept here as its unit 2-vector (cos, sin) of the half angle. A zero
+ * 2-vector (a half turn about an axis normal to n) gives the identity, as
+ * ldem_quat_normalize does. */
+static void twist_about(ldem_quat dq, ldem_vec3 n, double half[2])
 {
     double along = dq.x * n.x + dq.y * n.y + dq.z * n.z;
-    double sign = dq.w < 0 ? -1.0 : 1.0;
-    return ldem_quat_normalize(
-        ldem_quat_make(sign * dq.w, sign * along * n.x, sign * along * n.y, sign * along * n.z));
+    double c = dq.w < 0 ? -dq.w : dq.w, s = dq.w < 0 ? -along : along;
+    double r = sqrt(c * c + s * s);
+    half[0] = r > 0.0 ? c / r : 1.0;
+    half[1] = r > 0.0 ? s / r : 0.0;
 }
 
 ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat dq_j,
@@ -61,11 +69,20 @@ ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat
 {
     ldem_vec3 n0 = ldem_contact_frame_normal(q);
     ldem_vec3 n1 = ldem_vec3_normalize(n_new);
-    ldem_quat ti = twist_about(dq_i, n0), tj = twist_about(dq_j, n0);
+    double ti[2], tj[2];
+    twist_about(dq_i, n0, ti);
+    twist_about(dq_j, n0, tj);
     /* Mean of two rotations about one axis: the normalized sum halves the angle between them
      * exactly (both have w ≥ 0, so they are on the same side). */
-    ldem_quat twist = ldem_quat_normalize(
-        ldem_quat_make(ti.w + tj.w, ti.x + tj.x, ti.y + tj.y, ti.z + tj.z));
+    double c = ti[0] + tj[0], s = ti[1] + tj[1], r = sqrt(c * c + s * s);
+    if (r > 0.0) {
+        c /= r;
+        s /= r;
+    } else {
+        c = 1.0;
+        s = 0.0;
+    }
+    ldem_quat twist = ldem_quat_make(c, s * n0.x, s * n0.y, s * n0.z);
     ldem_vec3 axis = ldem_vec3_cross(n0, n1);
     double cosine = ldem_vec3_dot(n0, n1);
     ldem_quat swing = ldem_quat_normalize(ldem_quat_make(1 + cosine, axis.x, axis.y, axis.z));
