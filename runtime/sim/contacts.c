@@ -531,7 +531,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
             c->law_state.jager.d = d1;
         else if (law->law == LDEM_LAW_HERTZ_MINDLIN)
             c->law_state.mindlin.d = d1;
-        clear_forces(c);
+        /* its forces are zero already (cleared when it separated; ldem_contact) */
         return LDEM_OK;
     }
     ldem_vec3 n = p->normal;

@@ -207,26 +207,30 @@ typedef struct ldem_node_spring {
 } ldem_node_spring;
 
 typedef struct ldem_contact {
+    /* The fields a separated candidate's step reads come first (two cache lines in all):
+     * the pair, its gap and its law's state. */
     uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
     int8_t image[3];         /* periodic cell: j's image seen from i is x_j + h·image (set by
                               * the broad phase at each list build; zero in open space) */
     uint32_t law;            /* index into world->laws (material pair) */
     uint32_t shard;          /* history pool */
+    double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
+    union {
+        ldem_jager_contact jager;
+        ldem_mindlin_contact mindlin;
+    } law_state;
     ldem_quat frame;         /* contact frame (Kuhn §3.2): local z = normal */
     ldem_vec3 normal;        /* from i to j */
     ldem_vec3 point;         /* contact point (world) */
-    double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
     double r1, r2;           /* radii of curvature used for Hertz (r2 = INFINITY: flat) */
+    /* Forces and torques: zero while the contact is not touching (overlap ≤ 0 and no
+     * springs), and then never read. */
     ldem_vec3 fn, ft;        /* normal and tangential force on j (world) */
     ldem_vec3 torque_i;      /* torque on i about its centre (node laws: Σ over nodes) */
     ldem_vec3 torque_j;      /* torque on j about its centre (zero for walls) */
     ldem_elastic_pair pair;  /* Hertz constants for r1, r2 (recomputed when they change) */
     double stored_normal;    /* normal elastic energy at the last step */
     double dissipated;       /* linear law: cumulative frictional work */
-    union {
-        ldem_jager_contact jager;
-        ldem_mindlin_contact mindlin;
-    } law_state;
     uint32_t nsprings, springs_capacity;   /* linear law */
     ldem_node_spring *springs;
     uint32_t npatch;         /* level-set pairs: penetrating nodes in the patch last step */
