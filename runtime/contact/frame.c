@@ -67,8 +67,12 @@ static void twist_about(ldem_quat dq, ldem_vec3 n, double half[2])
 ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat dq_j,
                                           ldem_vec3 n_new)
 {
+    /* Every square root and division here lies on the contact's critical path (the step
+     * cannot overlap one contact's chain with the next's), so none is spent on what is
+     * unit to round-off already: the narrow phase's normal, and the product below. */
     ldem_vec3 n0 = ldem_contact_frame_normal(q);
-    ldem_vec3 n1 = ldem_vec3_normalize(n_new);
+    double nn = ldem_vec3_norm2(n_new);
+    ldem_vec3 n1 = fabs(nn - 1.0) <= 4e-15 ? n_new : ldem_vec3_normalize(n_new);
     double ti[2], tj[2];
     twist_about(dq_i, n0, ti);
     twist_about(dq_j, n0, tj);
@@ -86,7 +90,9 @@ ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat
     ldem_vec3 axis = ldem_vec3_cross(n0, n1);
     double cosine = ldem_vec3_dot(n0, n1);
     ldem_quat swing = ldem_quat_normalize(ldem_quat_make(1 + cosine, axis.x, axis.y, axis.z));
-    return ldem_quat_normalize(ldem_quat_mul(swing, ldem_quat_mul(twist, q)));
+    /* a product of unit quaternions: one Newton step (Katz) restores the norm to round-off */
+    return ldem_quat_renormalize(ldem_quat_mul(swing, ldem_quat_mul(twist, q)),
+                                 LDEM_QUAT_RENORM_KATZ);
 }
 
 void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2])
