@@ -738,6 +738,13 @@ static void add_forces(ldem_world *w, const ldem_contact *c)
     }
 }
 
+/* Every contact's force in list order: the order the sums keep for any thread count. */
+static void add_forces_in_list_order(ldem_world *w)
+{
+    for (size_t c = 0; c < w->ncontacts; c++)
+        add_forces(w, &w->contacts[c]);
+}
+
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Returns the first failure, described in *e. */
 static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
@@ -784,8 +791,7 @@ static int update(ldem_world *w, int sum, ldem_err *err)
             }
         }
         if (sum && !fused)
-            for (size_t c = 0; c < w->ncontacts; c++)
-                add_forces(w, &w->contacts[c]);
+            add_forces_in_list_order(w);
         return LDEM_OK;
     }
     int failed = LDEM_OK;
@@ -814,8 +820,7 @@ static int update(ldem_world *w, int sum, ldem_err *err)
         return failed;
     }
     if (sum)
-        for (size_t c = 0; c < w->ncontacts; c++)
-            add_forces(w, &w->contacts[c]);
+        add_forces_in_list_order(w);
     return LDEM_OK;
 }
 

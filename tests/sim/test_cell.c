@@ -17,21 +17,13 @@
 #include <string.h>
 
 #include "ldem/sim/cell.h"
+#include "../support/test_rng.h"
 
-/* splitmix64: a small deterministic generator, so every run tests the same separations. */
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
+/* Uniform in [a, b) from the shared fixed-seed splitmix64 (every run tests the same
+ * separations). */
 static double rng_uniform(double a, double b)
 {
-    return a + (b - a) * (double)(rng_next() >> 11) * 0x1.0p-53;
+    return a + (b - a) * (double)(splitmix64() >> 11) * 0x1.0p-53;
 }
 
 /* ---- small linear algebra of the test's own (row-major, like ldem_mat3) ---- */
@@ -321,7 +313,7 @@ Test(cell, min_image_is_shortest)
     ldem_mat3 h = tri_h();
     ldem_cell c = make_cell(h, TRI_CENTRE);
     double half = 0.5 * fmin(480.0 / sqrt(2632.0), fmin(480.0 / sqrt(4000.0), 6.0));
-    rng_state = 20240611;
+    rng_seed(20240611);
     int checked = 0, nonzero = 0;
     for (int t = 0; t < 20000; t++) {
         ldem_vec3 d = apply(&h, ldem_vec3_make(rng_uniform(-1.5, 1.5), rng_uniform(-1.5, 1.5),
@@ -360,7 +352,7 @@ Test(cell, min_image_small_and_edge)
     ldem_mat3 h = tri_h();
     ldem_cell c = make_cell(h, TRI_CENTRE);
     double half = 0.5 * 6.0;
-    rng_state = 7;
+    rng_seed(7);
     int32_t n[3];
     ldem_cell_min_image(&c, ldem_vec3_zero(), n);
     cr_assert(n[0] == 0 && n[1] == 0 && n[2] == 0);
@@ -461,7 +453,7 @@ Test(cell, expm_rotation)
 /* exp(A) exp(−A) = I for general (non-normal) matrices, small and of order one. */
 Test(cell, expm_inverse)
 {
-    rng_state = 99;
+    rng_seed(99);
     for (int t = 0; t < 50; t++) {
         double scale = t % 2 ? 1e-3 : 1.0;
         ldem_mat3 a, na;
