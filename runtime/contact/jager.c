@@ -191,7 +191,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
 
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
-        double wx = cx / dd, wy = cy / dd;
+        double inv_dd = 1 / dd, wx = cx * inv_dd, wy = cy * inv_dd;
         if (push_cell(pool, c, d1, n1, wx, wy))
             goto out_of_memory;
         c->t[0] = tx + wx * (n1 - n_top);
@@ -208,7 +208,11 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     double loss = 0; /* ∫ … dx of the dissipation, before the factor G*κ² */
     /* (ii) normal unloading: cut the stack at d1, carrying the cut-off displacement. */
     if (dd < 0) {
-        leaving lv = {.g = {cx / -dd, cy / -dd}, .d0 = d0};
+        leaving lv = {.d0 = d0};
+        if (energy) { /* divisions the energy-free path does not need */
+            lv.g[0] = cx / -dd;
+            lv.g[1] = cy / -dd;
+        }
         for (;;) {
             uint32_t below = pool->next[top];
             double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
@@ -267,15 +271,25 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         uint32_t below = pool->next[top];
         double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
         const double *w = pool->cell[top].w;
-        double len = d1 - z, ww = w[0] * w[0] + w[1] * w[1];
-        double a = mu * mu - ww;
-        double b = mu * mu * len - (cx * w[0] + cy * w[1]);
-        double cc = mu * mu * len * len - (cx * cx + cy * cy);
-        if (cc > 0)
-            cc = 0;
-        /* A ≤ 0 (a slip cell whose |w|² rounded up): the root's square-root-free form. */
-        double depth = a > 0 ? slip_front_depth(a, b, cc) : b > 0 ? -cc / (2 * b) : INFINITY;
-        if (depth < (z - lo) * (1 - SLIVER_TOLERANCE)) {
+        double len = d1 - z, seg = z - lo;
+        /* Does the front pass below this segment? |c + w t| − μ(len + t) never increases with
+         * t (|w| ≤ μ), so it does iff the chord at the segment's bottom is still outside the
+         * slip cone: a sign test that spares the root's square root and division for every
+         * segment the front swallows (jager.md §3). */
+        double ux = cx + w[0] * seg, uy = cy + w[1] * seg, reach = mu * (len + seg);
+        bool swallowed = ux * ux + uy * uy > reach * reach;
+        double depth = INFINITY;
+        if (!swallowed) {
+            double ww = w[0] * w[0] + w[1] * w[1];
+            double a = mu * mu - ww;
+            double b = mu * mu * len - (cx * w[0] + cy * w[1]);
+            double cc = mu * mu * len * len - (cx * cx + cy * cy);
+            if (cc > 0)
+                cc = 0;
+            /* A ≤ 0 (a slip cell whose |w|² rounded up): the root's square-root-free form. */
+            depth = a > 0 ? slip_front_depth(a, b, cc) : b > 0 ? -cc / (2 * b) : INFINITY;
+        }
+        if (depth < seg * (1 - SLIVER_TOLERANCE)) {
             if (depth > 0) {
                 double zs = z - depth, root_s = sqrt(zs), ns = cn * zs * root_s;
                 if (energy)
@@ -301,8 +315,8 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                                     moment);
         tx -= w[0] * (n_top - n_lo);
         ty -= w[1] * (n_top - n_lo);
-        cx += w[0] * (z - lo);
-        cy += w[1] * (z - lo);
+        cx = ux;
+        cy = uy;
         n_top = n_lo;
         x_top = sr * root_lo;
         top = ldem_history_pop(pool, top);
