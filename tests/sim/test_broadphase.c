@@ -12,24 +12,9 @@
 #include <time.h>
 
 #include "ldem/sim/broadphase.h"
+#include "../support/test_rng.h"
 
 static const double PI = 3.14159265358979323846;
-
-/* splitmix64: a small deterministic generator, so every run tests the same sets. */
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double rng_uniform(double a, double b)
-{
-    return a + (b - a) * (double)(rng_next() >> 11) * 0x1.0p-53;
-}
 
 typedef struct pairs {
     size_t n, cap;
@@ -93,7 +78,7 @@ Test(broadphase, random_polydisperse_sets)
     const double fills[] = {0.6, 0.05, 1e-4};
     const double skins[] = {0.0, 0.1, 0.7};
     ldem_broadphase bp = {0};
-    rng_state = 1;
+    rng_seed(1);
     size_t total_pairs = 0, hashed_runs = 0;
     for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
         for (size_t b = 0; b < sizeof fills / sizeof *fills; b++) {
@@ -128,7 +113,7 @@ Test(broadphase, pairs_at_the_largest_reach)
     ldem_vec3 *x = malloc(n * sizeof *x);
     double *r = malloc(n * sizeof *r);
     cr_assert(x && r);
-    rng_state = 17;
+    rng_seed(17);
     const double skin = 0.1, reach = (1.5 + 1.5) + skin;
     for (size_t k = 0; k < npairs; k++) {
         ldem_vec3 u;
@@ -159,7 +144,7 @@ Test(broadphase, far_outlier)
     ldem_vec3 *x = malloc(n * sizeof *x);
     double *r = malloc(n * sizeof *r);
     cr_assert(x && r);
-    rng_state = 7;
+    rng_seed(7);
     random_cloud(n - 1, 0.5, x, r);
     x[n - 1] = ldem_vec3_make(1e9, -3e9, 2e9);
     r[n - 1] = 1.0;
@@ -187,7 +172,7 @@ Test(broadphase, coordinates_beyond_the_clamp)
     ldem_vec3 *x = malloc(n * sizeof *x);
     double *r = malloc(n * sizeof *r);
     cr_assert(x && r);
-    rng_state = 11;
+    rng_seed(11);
     random_cloud(n, 0.5, x, r);
     for (size_t i = 0; i < n; i++)
         x[i].x += i % 2 ? 1e15 : -1e15;
@@ -205,7 +190,7 @@ Test(broadphase, all_bodies_in_one_point)
     ldem_vec3 *x = malloc(n * sizeof *x);
     double *r = malloc(n * sizeof *r);
     cr_assert(x && r);
-    rng_state = 3;
+    rng_seed(3);
     for (size_t i = 0; i < n; i++) {
         x[i] = ldem_vec3_make(-4.25, 17.0, 0.125);
         r[i] = rng_uniform(0.5, 1.5);
@@ -311,7 +296,7 @@ Test(broadphase, workspace_reuse)
 {
     ldem_broadphase bp = {0};
     const size_t sizes[] = {2000, 5, 800, 2500, 1};
-    rng_state = 5;
+    rng_seed(5);
     for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++) {
         size_t n = sizes[a];
         ldem_vec3 *x = malloc(n * sizeof *x);
@@ -372,7 +357,7 @@ Test(broadphase, rebuild_time_4096)
     ldem_vec3 *x = malloc(n * sizeof *x);
     double *r = malloc(n * sizeof *r);
     cr_assert(x && r);
-    rng_state = 13;
+    rng_seed(13);
     for (int k = 0; k < m; k++)
         for (int j = 0; j < m; j++)
             for (int i = 0; i < m; i++) {

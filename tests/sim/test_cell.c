@@ -19,13 +19,6 @@
 #include "ldem/sim/cell.h"
 #include "../support/test_rng.h"
 
-/* Uniform in [a, b) from the shared fixed-seed splitmix64 (every run tests the same
- * separations). */
-static double rng_uniform(double a, double b)
-{
-    return a + (b - a) * (double)(splitmix64() >> 11) * 0x1.0p-53;
-}
-
 /* ---- small linear algebra of the test's own (row-major, like ldem_mat3) ---- */
 
 /* The matrix whose columns are a, b, c. */

@@ -34,27 +34,11 @@
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/step.h"
 #include "world_fixture.h"
+#include "../support/test_rng.h"
 
 #define NBODIES 6
 #define RADIUS 1e-3
 #define D_REF 1e-6
-
-/* ---- deterministic random numbers (splitmix64) ---- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double rng_uniform(double a, double b)
-{
-    return a + (b - a) * (double)(rng_next() >> 11) * 0x1.0p-53;
-}
 
 static ldem_vec3 rng_vec3(double scale)
 {
@@ -116,7 +100,7 @@ static void build_world(ldem_world *w, int law, size_t nbodies)
 /* Random dynamic state everywhere a checkpoint carries one. */
 static void randomize_state(ldem_world *w, uint64_t seed)
 {
-    rng_state = seed;
+    rng_seed(seed);
     ldem_bodies *b = &w->bodies;
     for (size_t i = 0; i < b->count; i++) {
         b->x[i] = rng_vec3(1e-2), b->v[i] = rng_vec3(1.0), b->q[i] = rng_quat();
@@ -129,7 +113,7 @@ static void randomize_state(ldem_world *w, uint64_t seed)
         wl->force = rng_vec3(100.0), wl->work = rng_uniform(-1, 1);
     }
     w->t = rng_uniform(0, 1), w->dt = rng_uniform(1e-8, 1e-7);
-    w->step = rng_next() >> 20, w->skin = rng_uniform(0, 1e-4), w->list_builds = rng_next() >> 40;
+    w->step = splitmix64() >> 20, w->skin = rng_uniform(0, 1e-4), w->list_builds = splitmix64() >> 40;
     w->e_initial = rng_uniform(0, 1), w->work_walls = rng_uniform(-1, 1);
     w->potential0 = rng_uniform(-1, 1);
     w->work_damping = rng_uniform(0, 1), w->dissipated_contacts_released = rng_uniform(0, 1);
@@ -167,7 +151,7 @@ static void add_contacts(ldem_world *w, size_t count)
         c->frame = rng_quat(), c->normal = rng_vec3(1), c->point = rng_vec3(1e-2);
         c->overlap = rng_uniform(-1e-6, 1e-6), c->r1 = RADIUS;
         c->r2 = c->j & LDEM_WALL_BIT ? INFINITY : RADIUS;
-        c->fn = rng_vec3(10), c->ft = rng_vec3(3), c->npatch = (uint32_t)(rng_next() % 50);
+        c->fn = rng_vec3(10), c->ft = rng_vec3(3), c->npatch = (uint32_t)(splitmix64() % 50);
         c->torque_i = rng_vec3(1e-3), c->torque_j = rng_vec3(1e-3);
         c->stored_normal = rng_uniform(0, 1e-6), c->dissipated = rng_uniform(0, 1e-6);
         ldem_err err;
@@ -190,7 +174,7 @@ static ldem_jager_params jager_params(const ldem_contact *c)
  * per-contact direction, with small random wobbles of both the approach and the target. */
 static void drive_jager(ldem_world *w, int steps, uint64_t seed)
 {
-    rng_state = seed;
+    rng_seed(seed);
     double smax = 0.3 * (1.75 / 1.5) * D_REF; /* μ κ d for glass */
     for (int s = 0; s < steps; s++)
         for (size_t k = 0; k < w->ncontacts; k++) {
@@ -209,7 +193,7 @@ static void drive_jager(ldem_world *w, int steps, uint64_t seed)
 
 static void drive_mindlin(ldem_world *w, int steps, uint64_t seed)
 {
-    rng_state = seed;
+    rng_seed(seed);
     for (int s = 0; s < steps; s++)
         for (size_t k = 0; k < w->ncontacts; k++) {
             ldem_contact *c = &w->contacts[k];
@@ -438,7 +422,7 @@ Test(checkpoint, linear_springs_round_trip)
         c->springs = calloc(c->springs_capacity, sizeof *c->springs);
         cr_assert(c->springs);
         for (uint32_t s = 0; s < c->nsprings; s++) {
-            c->springs[s].key = (uint32_t)(s % 2) << 31 | (uint32_t)(rng_next() % 642);
+            c->springs[s].key = (uint32_t)(s % 2) << 31 | (uint32_t)(splitmix64() % 642);
             for (int q = 0; q < 3; q++)
                 c->springs[s].xi[q] = rng_uniform(-1e-6, 1e-6);
         }
@@ -782,7 +766,7 @@ Test(checkpoint, save_is_atomic)
 static void falling_spheres(ldem_world *w, int law)
 {
     wf_world(w, law);
-    rng_state = 42;
+    rng_seed(42);
     /* Neighbours and the floor overlap by about 0.2 µm: contacts from the first step. */
     const double pitch = 2.0 * RADIUS - 2e-7;
     for (int k = 0; k < 12; k++) {

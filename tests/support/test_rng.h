@@ -20,6 +20,12 @@ static inline uint64_t splitmix64(void)
     return z ^ (z >> 31);
 }
 
+/* Uniform in [a, b), 53 random bits. */
+static inline double rng_uniform(double a, double b)
+{
+    return a + (b - a) * (double)(splitmix64() >> 11) * 0x1.0p-53;
+}
+
 /* Uniform in [-1, 1). */
 static inline double uniform(void)
 {
