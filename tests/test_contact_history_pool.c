@@ -18,7 +18,7 @@ static uint32_t push_val(ldem_history_pool *pool, uint32_t below, double z, doub
     uint32_t i = ldem_history_push(pool, below);
     cr_assert_neq(i, 0u, "push failed");
     cr_assert_lt(i, pool->capacity);
-    pool->cell[i].z = z;
+    pool->cell[i].base = z;
     pool->cell[i].w[0] = w0;
     pool->cell[i].w[1] = w1;
     if (pool->cache_force)
@@ -41,7 +41,7 @@ Test(history_pool, cell_size)
     cf_pool(&b, 10, true);
     cr_assert_eq(ldem_history_pool_bytes_per_cell(&a), 28u);
     cr_assert_eq(ldem_history_pool_bytes_per_cell(&b), 36u);
-    cr_assert_eq(sizeof(ldem_history_cell), 24u, "{z, wx, wy} must be three packed doubles");
+    cr_assert_eq(sizeof(ldem_history_cell), 24u, "{base, wx, wy} must be three packed doubles");
     cr_assert_null(a.force);
     cr_assert_not_null(b.force);
     ldem_history_pool_free(&a);
@@ -68,7 +68,7 @@ Test(history_pool, push_pop_clear_bookkeeping)
     uint32_t c = push_val(&pool, a, 3.0, 0.5, 0.6);
     cr_assert_eq(c, b, "a freed cell must be reused first");
     cr_assert_eq(pool.capacity, cap);
-    cr_assert(pool.cell[a].z == 1.0 && pool.cell[a].w[0] == 0.1 && pool.cell[a].w[1] == 0.2,
+    cr_assert(pool.cell[a].base == 1.0 && pool.cell[a].w[0] == 0.1 && pool.cell[a].w[1] == 0.2,
               "the cell below must be untouched");
     cr_assert_eq(ldem_history_pop(&pool, c), a);
     cr_assert_eq(ldem_history_pop(&pool, a), 0u);
@@ -86,7 +86,7 @@ Test(history_pool, push_pop_clear_bookkeeping)
     cr_assert_eq(pool.live, 3u);
     cr_assert_eq(stack_len(&pool, s2), 3u);
     for (uint32_t i = s2, k = 3; i; i = pool.next[i])
-        cr_assert_eq(pool.cell[i].z, 10.0 + --k, "the other stack must be intact");
+        cr_assert_eq(pool.cell[i].base, 10.0 + --k, "the other stack must be intact");
     ldem_history_clear(&pool, 0); /* clearing an empty stack is a no-op */
     cr_assert_eq(pool.live, 3u);
     /* The three cleared cells are reused before the pool grows. */
@@ -117,7 +117,7 @@ static void grow_to_a_million(bool cache)
     uint32_t k = n;
     for (uint32_t i = top; i; i = pool.next[i]) {
         --k;
-        cr_assert(pool.cell[i].z == k && pool.cell[i].w[0] == -(double)k &&
+        cr_assert(pool.cell[i].base == k && pool.cell[i].w[0] == -(double)k &&
                       pool.cell[i].w[1] == 0.5 * k,
                   "cell %u holds the wrong values", k);
         if (cache)
@@ -271,7 +271,7 @@ static void compact_several(bool cache)
             "pushing after compaction overwrote stack %d", k);
     uint32_t k = 30000;
     for (uint32_t i = fresh; i; i = pool.next[i])
-        cr_assert_eq(pool.cell[i].z, 1e6 + --k);
+        cr_assert_eq(pool.cell[i].base, 1e6 + --k);
     cr_assert_eq(k, 0u);
     cr_assert_eq(pool.live, live + 30000);
     ldem_history_pool_free(&pool);

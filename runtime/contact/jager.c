@@ -3,7 +3,10 @@
  * Variables are total quantities: levels z are normal approaches, slopes w = dT/dN are
  * dimensionless with |w| ≤ μ, and the carried vector c is the tangential move scaled by 1/κ,
  * so that a segment of slope w over a level interval Δz holds the displacement κ w Δz.
- * The stack lives in the shared pool; only its top cell is ever modified.
+ * The stack lives in the shared pool; each cell holds its segment's bottom level, its top
+ * level is the base of the cell above, and the top cell's is the contact's approach d
+ * (ldem/contact/history.h). Cells are never modified, only pushed, popped and, under β > 0,
+ * merged into the cell below.
  */
 #include "ldem/contact/jager.h"
 
@@ -44,20 +47,11 @@ static inline double hertz(double cn, double z)
     return cn * z * sqrt(z);
 }
 
-/* N at the level of cell i (0: the unloaded bottom). */
-static inline double level_force(const ldem_jager_params *p, const ldem_history_pool *pool,
-                                 uint32_t i)
+/* N at the bottom level of cell i. */
+static inline double base_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                uint32_t i)
 {
-    if (!i)
-        return 0;
-    return pool->force ? pool->force[i] : hertz(p->pair.cn, pool->cell[i].z);
-}
-
-static inline void set_level(ldem_history_pool *pool, uint32_t i, double z, double force)
-{
-    pool->cell[i].z = z;
-    if (pool->force)
-        pool->force[i] = force;
+    return pool->force ? pool->force[i] : hertz(p->pair.cn, pool->cell[i].base);
 }
 
 /* The distance t ≥ 0 below a segment's top at which |c + w t| = μ(L + t), i.e. the root of
@@ -88,18 +82,18 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
                                ldem_jager_contact *c)
 {
     const double limit = p->beta * p->mu, elastic = p->mu * (1 - ELASTIC_MARGIN);
+    /* the top's top level is d, whose force is c->n */
     while (c->length >= 2) {
-        uint32_t top = c->top, below = pool->next[top], bottom = pool->next[below];
+        uint32_t top = c->top, below = pool->next[top];
         const double *wt = pool->cell[top].w, *wb = pool->cell[below].w;
         double dx = wt[0] - wb[0], dy = wt[1] - wb[1];
         if (wb[0] * wb[0] + wb[1] * wb[1] >= elastic * elastic || dx * dx + dy * dy >= limit * limit)
             return;
-        double nt = level_force(p, pool, top), nb = level_force(p, pool, below);
-        double n0 = level_force(p, pool, bottom);
+        double nt = c->n, nb = base_force(p, pool, top), n0 = base_force(p, pool, below);
         double span = nt - n0;
         double w[2] = {(wt[0] * (nt - nb) + wb[0] * (nb - n0)) / span,
                        (wt[1] * (nt - nb) + wb[1] * (nb - n0)) / span};
-        set_level(pool, below, pool->cell[top].z, nt);
+        /* the merged cell keeps below's base and, once the top is popped, reaches d */
         pool->cell[below].w[0] = w[0];
         pool->cell[below].w[1] = w[1];
         c->top = ldem_history_pop(pool, top);
@@ -107,14 +101,14 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
     }
 }
 
-/* Record a new top cell (z, w) whose force is `force`. */
-static int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double z, double force,
+/* Record a new top cell of slope w from level `base` (whose force is `force`) up to d. */
+static int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double base, double force,
                      double wx, double wy)
 {
     uint32_t i = ldem_history_push(pool, c->top);
     if (!i)
         return LDEM_ERR_NOMEM;
-    pool->cell[i].z = z;
+    pool->cell[i].base = base;
     pool->cell[i].w[0] = wx;
     pool->cell[i].w[1] = wy;
     if (pool->force)
@@ -148,10 +142,10 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
                               const ldem_jager_contact *c, double d1, double cx, double cy)
 {
     leaving lv = {.g = {cx / (c->d - d1), cy / (c->d - d1)}, .d0 = c->d};
+    double hi = c->d;
     for (uint32_t i = c->top; i; i = pool->next[i]) {
-        uint32_t below = pool->next[i];
-        leaving_segment(p, &lv, below ? pool->cell[below].z : 0, pool->cell[i].z,
-                        pool->cell[i].w);
+        leaving_segment(p, &lv, pool->cell[i].base, hi, pool->cell[i].w);
+        hi = pool->cell[i].base;
     }
     return lv.sum;
 }
@@ -186,13 +180,15 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     if (dd == 0 && cx == 0 && cy == 0)
         return LDEM_OK;
     const double root1 = sqrt(d1), n1 = cn * d1 * root1;
-    double n_top = c->top ? c->n : 0; /* force at the top level */
+    uint32_t top = c->top;
+    double z = top ? d0 : 0;          /* the top level of `top` */
+    double n_top = top ? c->n : 0;    /* and its force */
     double tx = c->t[0], ty = c->t[1];
 
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
         double inv_dd = 1 / dd, wx = cx * inv_dd, wy = cy * inv_dd;
-        if (push_cell(pool, c, d1, n1, wx, wy))
+        if (push_cell(pool, c, z, n_top, wx, wy))
             goto out_of_memory;
         c->t[0] = tx + wx * (n1 - n_top);
         c->t[1] = ty + wy * (n1 - n_top);
@@ -204,7 +200,6 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     }
 
     const double c0[2] = {cx, cy};
-    uint32_t top = c->top;
     double loss = 0; /* ∫ … dx of the dissipation, before the factor G*κ² */
     /* (ii) normal unloading: cut the stack at d1, carrying the cut-off displacement. */
     if (dd < 0) {
@@ -214,21 +209,21 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
             lv.g[1] = cy / -dd;
         }
         for (;;) {
-            uint32_t below = pool->next[top];
-            double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
+            /* (the bottom cell's base is 0 < d1: the cut always comes) */
+            double lo = pool->cell[top].base;
             const double *w = pool->cell[top].w;
-            if (!below || lo < d1) {
+            if (lo < d1) { /* the cut: this segment's top is now d1 */
                 if (energy)
                     leaving_segment(p, &lv, d1, z, w);
                 cx += w[0] * (z - d1);
                 cy += w[1] * (z - d1);
                 tx -= w[0] * (n_top - n1);
                 ty -= w[1] * (n_top - n1);
-                set_level(pool, top, d1, n1);
                 n_top = n1;
+                z = d1;
                 break;
             }
-            double n_lo = level_force(p, pool, below);
+            double n_lo = base_force(p, pool, top);
             if (energy)
                 leaving_segment(p, &lv, lo, z, w);
             cx += w[0] * (z - lo);
@@ -236,6 +231,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
             tx -= w[0] * (n_top - n_lo);
             ty -= w[1] * (n_top - n_lo);
             n_top = n_lo;
+            z = lo;
             top = ldem_history_pop(pool, top);
             c->length--;
         }
@@ -247,6 +243,10 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
 
     double tol = RETRACE_TOLERANCE * mu * d1;
     if (cx * cx + cy * cy <= tol * tol) { /* exact retrace: the stack already says it all */
+        if (top && z < d1) { /* a rising retrace: the top segment now reaches up to d1 */
+            tx += pool->cell[top].w[0] * (n1 - n_top);
+            ty += pool->cell[top].w[1] * (n1 - n_top);
+        }
         c->t[0] = tx;
         c->t[1] = ty;
         if (energy)
@@ -268,8 +268,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     }
     double x_front = 0, n_front = 0; /* the slip front z*: its √(R* z*) and N(z*) */
     while (top) {
-        uint32_t below = pool->next[top];
-        double z = pool->cell[top].z, lo = below ? pool->cell[below].z : 0;
+        double lo = pool->cell[top].base;
         const double *w = pool->cell[top].w;
         double len = d1 - z, seg = z - lo;
         /* Does the front pass below this segment? |c + w t| − μ(len + t) never increases with
@@ -299,17 +298,17 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                 ty -= w[1] * (n_top - ns);
                 cx += w[0] * depth;
                 cy += w[1] * depth;
-                set_level(pool, top, zs, ns);
                 n_top = ns;
                 x_top = sr * root_s;
+                z = zs; /* the base of the slip cell pushed below */
             }
             x_front = x_top;
             n_front = n_top;
             break;
         }
         /* The front passes below this segment: it is swallowed. */
-        double root_lo = below && (energy || !pool->force) ? sqrt(lo) : 0;
-        double n_lo = !below ? 0 : pool->force ? pool->force[below] : cn * lo * root_lo;
+        double root_lo = energy || !pool->force ? sqrt(lo) : 0;
+        double n_lo = pool->force ? pool->force[top] : cn * lo * root_lo;
         if (energy)
             ldem__jager_slip_moment(rstar, d1, sr * root_lo, x_top, (double[2]){cx, cy}, w,
                                     moment);
@@ -319,6 +318,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         cy = uy;
         n_top = n_lo;
         x_top = sr * root_lo;
+        z = lo;
         top = ldem_history_pop(pool, top);
         c->length--;
     }
@@ -329,12 +329,15 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
      * round-off; the measured norm keeps |w| = μ to one ulp.) */
     double norm = sqrt(cx * cx + cy * cy);
     if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
+        /* a slope-0 cell up to d1 keeps the top level at d and adds no force */
+        if (z < d1 && push_cell(pool, c, z, n_top, 0, 0))
+            goto out_of_memory;
         c->t[0] = tx;
         c->t[1] = ty;
         return LDEM_OK;
     }
     double scale = mu / norm, wx = cx * scale, wy = cy * scale;
-    if (push_cell(pool, c, d1, n1, wx, wy))
+    if (push_cell(pool, c, z, n_top, wx, wy))
         goto out_of_memory;
     if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
         c->t[0] = wx * n1;
@@ -383,17 +386,19 @@ double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_p
                                 const ldem_jager_contact *c)
 {
     const double scale = p->pair.gstar * p->pair.kappa * p->pair.kappa;
-    return scale * ldem__jager_stack_square(p->pair.rstar, pool, c->top);
+    return scale * ldem__jager_stack_square(p->pair.rstar, pool, c->top, c->d);
 }
 
 void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
                                  const ldem_jager_contact *c, double t[2])
 {
     t[0] = t[1] = 0;
+    double n_hi = c->top ? hertz(p->pair.cn, c->d) : 0;
     for (uint32_t i = c->top; i; i = pool->next[i]) {
-        double dn = level_force(p, pool, i) - level_force(p, pool, pool->next[i]);
-        t[0] += pool->cell[i].w[0] * dn;
-        t[1] += pool->cell[i].w[1] * dn;
+        double n_lo = base_force(p, pool, i);
+        t[0] += pool->cell[i].w[0] * (n_hi - n_lo);
+        t[1] += pool->cell[i].w[1] * (n_hi - n_lo);
+        n_hi = n_lo;
     }
 }
 
@@ -401,10 +406,11 @@ void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_poo
                               const ldem_jager_contact *c, double s_el[2])
 {
     s_el[0] = s_el[1] = 0;
+    double hi = c->d;
     for (uint32_t i = c->top; i; i = pool->next[i]) {
-        uint32_t below = pool->next[i];
-        double dz = pool->cell[i].z - (below ? pool->cell[below].z : 0);
+        double dz = hi - pool->cell[i].base;
         s_el[0] += p->pair.kappa * pool->cell[i].w[0] * dz;
         s_el[1] += p->pair.kappa * pool->cell[i].w[1] * dz;
+        hi = pool->cell[i].base;
     }
 }

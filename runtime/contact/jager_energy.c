@@ -60,13 +60,13 @@ double ldem__jager_leaving_square(double rstar, double xlo, double xhi, const do
     return sum;
 }
 
-double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top)
+double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top,
+                                double d)
 {
     /* Walk down from the top, where U = 0, carrying U at the top of each segment. */
-    double u[2] = {0, 0}, sum = 0;
+    double u[2] = {0, 0}, sum = 0, hi = d;
     for (uint32_t i = top; i; i = pool->next[i]) {
-        uint32_t below = pool->next[i];
-        double hi = pool->cell[i].z, lo = below ? pool->cell[below].z : 0;
+        double lo = pool->cell[i].base;
         const double *w = pool->cell[i].w;
         quadrature q = quadrature_on(rstar, sqrt(rstar * lo), sqrt(rstar * hi));
         for (int k = 0; k < 3; k++) {
@@ -75,6 +75,7 @@ double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uin
         }
         u[0] += w[0] * (hi - lo);
         u[1] += w[1] * (hi - lo);
+        hi = lo;
     }
     return sum;
 }

@@ -27,7 +27,8 @@ double ldem__jager_bound_square(double rstar, double d1, double xlo, double x1);
 double ldem__jager_leaving_square(double rstar, double xlo, double xhi, const double u_hi[2],
                                   const double w[2], const double g[2], double d0);
 
-/* ∫ |U(z)|² dx over the whole stack below `top`. */
-double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top);
+/* ∫ |U(z)|² dx over the whole stack below `top`, whose top level is the approach d. */
+double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top,
+                                double d);
 
 #endif

@@ -419,12 +419,17 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, i
     for (int q = 0; q < 10; q++)
         put_f64(k, v[q]);
     if (ncells) {
+        /* The file lists each cell's top level (and N there), as jager.md does; the pool holds
+         * bottom levels: a cell's top is the base of the cell above, the top cell's is d. */
         const ldem_history_pool *pool = &w->pools[c->shard];
+        double z = c->law_state.jager.d, n = c->law_state.jager.n;
         for (uint32_t i = c->law_state.jager.top; i; i = pool->next[i]) {
-            put_f64(k, pool->cell[i].z), put_f64(k, pool->cell[i].w[0]);
+            put_f64(k, z), put_f64(k, pool->cell[i].w[0]);
             put_f64(k, pool->cell[i].w[1]);
             if (nvalues == 4)
-                put_f64(k, pool->force[i]);
+                put_f64(k, n);
+            z = pool->cell[i].base;
+            n = pool->force ? pool->force[i] : 0.0;
         }
     }
     for (uint32_t s = 0; s < c->nsprings; s++) {
@@ -786,9 +791,18 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalu
     r->cells = cur->p + cur->pos;
     double cell[4];
     label(what, sizeof what, k, "history cell");
-    for (uint32_t q = 0; q < r->ncells; q++)
+    /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
+     * must fall strictly from d down to above 0 for the stack to mean what the file says. */
+    double above = r->ncells ? c->law_state.jager.d : 0.0;
+    for (uint32_t q = 0; q < r->ncells; q++) {
         if ((rc = read_f64s(cur, cell, nvalues, what)))
             return rc;
+        if (q == 0 ? cell[0] != above : !(cell[0] < above) || !(cell[0] > 0.0))
+            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
+                               "must fall from the approach %.17g down to above 0",
+                               (unsigned long long)k, q, cell[0], c->law_state.jager.d);
+        above = cell[0];
+    }
     if ((rc = cursor_need(cur, c->nsprings, SPRING_BYTES,
                           label(what, sizeof what, k, "linear-law springs"))))
         return rc;
@@ -983,21 +997,25 @@ static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
     return LDEM_OK;
 }
 
-/* Rebuild a Jäger stack from its cells (top to bottom in the file): push bottom first. */
+/* Rebuild a Jäger stack from its cells (top to bottom in the file, each with its top level):
+ * push bottom first, each cell's base being the top level of the one pushed before. */
 static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, uint32_t nvalues)
 {
     ldem_history_pool *pool = &w->pools[c->shard];
     uint32_t top = 0;
+    double base = 0.0, n_base = 0.0;
     for (uint32_t q = r->ncells; q-- > 0;) {
         const unsigned char *p = r->cells + (size_t)q * 8u * nvalues;
         uint32_t i = ldem_history_push(pool, top);
         if (!i)
             return -1;
-        pool->cell[i].z = ldem_get_f64le(p);
+        pool->cell[i].base = base;
         pool->cell[i].w[0] = ldem_get_f64le(p + 8);
         pool->cell[i].w[1] = ldem_get_f64le(p + 16);
         if (pool->force)
-            pool->force[i] = nvalues == 4 ? ldem_get_f64le(p + 24) : 0.0;
+            pool->force[i] = n_base;
+        base = ldem_get_f64le(p);
+        n_base = nvalues == 4 ? ldem_get_f64le(p + 24) : 0.0;
         top = i;
     }
     c->law_state.jager.top = top;

@@ -642,6 +642,28 @@ static void nan_history_cell(ldem_section *s)
         at += RECORD + 28 * (size_t)ldem_get_u32le(s->data + at + 24);
     ldem_put_f64le(s->data + at + RECORD + 8, NAN);
 }
+/* The first contact with at least `cells` cells (values of 3 doubles: no force cache). */
+static size_t contact_with_cells(const ldem_section *s, uint32_t cells)
+{
+    size_t at = 0;
+    while (ldem_get_u32le(s->data + at + 28) < cells) {
+        at += RECORD + 24 * (size_t)ldem_get_u32le(s->data + at + 28) +
+              28 * (size_t)ldem_get_u32le(s->data + at + 24);
+        cr_assert_lt(at, s->length, "no contact with %u history cells", cells);
+    }
+    return at;
+}
+static void top_level_off_the_approach(ldem_section *s)
+{
+    /* the pool takes the top cell's level from d: a file that says otherwise is refused */
+    size_t at = contact_with_cells(s, 1) + RECORD;
+    ldem_put_f64le(s->data + at, 1.5 * ldem_get_f64le(s->data + at));
+}
+static void levels_not_falling(ldem_section *s)
+{
+    size_t at = contact_with_cells(s, 2) + RECORD;
+    ldem_put_f64le(s->data + at + 24, ldem_get_f64le(s->data + at));
+}
 
 static void huge_frame_count(ldem_section *s)
 {
@@ -672,6 +694,8 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CONT", bad_stack_length, "for a stack of length"},
         {"CONT", wall_out_of_range, "wall 2 out of range"},
         {"CONT", nan_history_cell, "history cell: value 1 is nan"},
+        {"CONT", top_level_off_the_approach, "history cell 0 has level"},
+        {"CONT", levels_not_falling, "history cell 1 has level"},
         {"CONT", trailing_byte, "unexpected bytes"},
         {"BODS", nan_velocity, "body 2: value 3"},
         {"BODS", short_bodies, "1240 bytes for 6 bodies (expected 1248)"},

@@ -93,18 +93,21 @@ int cf_check_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
         return 0;
     }
     cr_assert_neq(c->top, 0u, "contact with d > 0 must have a stack");
-    cr_assert_eq(pool->cell[c->top].z, c->d, "top level must equal the current approach");
+    /* cells hold their bottom level; the top cell's top is the approach d */
     uint32_t count = 0, slip = 0;
-    double above = INFINITY;
+    double above = c->d;
     for (uint32_t i = c->top; i != 0; i = pool->next[i]) {
         const ldem_history_cell *cell = &pool->cell[i];
-        cr_assert_lt(cell->z, above, "levels must increase strictly upwards");
-        cr_assert_gt(cell->z, 0.0, "levels must be positive");
+        cr_assert_lt(cell->base, above, "levels must increase strictly upwards");
+        if (pool->next[i])
+            cr_assert_gt(cell->base, 0.0, "levels must be positive");
+        else
+            cr_assert_eq(cell->base, 0.0, "the bottom cell must start at level 0");
         double w = hypot(cell->w[0], cell->w[1]);
         cr_assert_leq(w, mu * (1 + 1e-12), "|w| = %g exceeds mu = %g", w, mu);
         if (w >= mu * (1 - 1e-12))
             slip++;
-        above = cell->z;
+        above = cell->base;
         cr_assert_leq(++count, c->length, "stack longer than c.length = %u", c->length);
     }
     cr_assert_eq(count, c->length, "stack has %u cells, contact says %u", count, c->length);

@@ -1,18 +1,25 @@
 /* ldem/contact/history.h — the shared pool of Jäger load-history cells (Kuhn §3.3).
  *
- * Every contact's equivalent load history is a stack of cells, each holding a level z
- * (normal approach at the segment's top) and a 2-vector slope w = dT/dN of the segment.
- * All contacts share one pool: cells are linked top-down through `next`, a contact keeps only
- * the index of its top cell, and free cells form a list through the same links. Index 0 is
- * "none" (cell 0 is never used), so a zeroed contact is an empty one.
+ * Every contact's equivalent load history is a stack of cells, each holding the level at its
+ * segment's bottom (the normal approach where the segment starts) and a 2-vector slope
+ * w = dT/dN of the segment. All contacts share one pool: cells are linked top-down through
+ * `next`, a contact keeps only the index of its top cell, and free cells form a list through
+ * the same links. Index 0 is "none" (cell 0 is never used), so a zeroed contact is an empty
+ * one.
+ *
+ * A cell's top level is the bottom level of the cell above it, and the top cell's is the
+ * contact's current approach d (jager.md §2: z_n = d). Kuhn's cells hold the top level
+ * instead; then a walk down a stack reads the cell below for each segment's bottom, a second
+ * scattered load, and every truncation rewrites the top's level. Holding the bottom, a
+ * segment is one cell, and cells never change once pushed (β merging aside).
  *
  * Unlike Kuhn's Fortran (fixed compile-time capacity, abort when full) the pool grows on
  * demand by doubling, and ldem_history_pool_compact() moves the live cells of all contacts to
  * the front (each contact's stack contiguous, top first) so a pool that is mostly free can
  * shrink. Indices change on compaction, so the caller passes every contact's head.
  *
- * Storage is split so that a cell costs 28 bytes: {z, wx, wy} as 24 bytes plus a 32-bit link;
- * with the optional force cache (Kuhn's layout, N(z) kept per cell) it is 36 bytes.
+ * Storage is split so that a cell costs 28 bytes: {base, wx, wy} as 24 bytes plus a 32-bit
+ * link; with the optional force cache (Kuhn's, here N at the base) it is 36 bytes.
  */
 #ifndef LDEM_CONTACT_HISTORY_H
 #define LDEM_CONTACT_HISTORY_H
@@ -28,14 +35,14 @@ extern "C" {
 #endif
 
 typedef struct ldem_history_cell {
-    double z;        /* level: the normal approach at the top of this segment */
+    double base;     /* level at the segment's bottom (0 for a stack's bottom cell) */
     double w[2];     /* slope dT/dN of the segment; |w| ≤ μ, = μ for slip cells */
 } ldem_history_cell;
 
 typedef struct ldem_history_pool {
     ldem_history_cell *cell;  /* capacity entries; cell[0] unused */
     uint32_t *next;           /* link to the cell below (or the next free cell); 0 = none */
-    double *force;            /* N(z) per cell when cache_force, else NULL */
+    double *force;            /* N(base) per cell when cache_force, else NULL */
     uint32_t capacity;        /* number of slots including the unused slot 0 */
     uint32_t free_head;       /* first free cell, 0 if none */
     uint32_t live;            /* cells in use by contacts */
@@ -43,7 +50,7 @@ typedef struct ldem_history_pool {
     bool cache_force;
 } ldem_history_pool;
 
-/* An empty pool with room for `initial_cells` (may be 0). cache_force keeps N(z) per cell. */
+/* An empty pool with room for `initial_cells` (may be 0). cache_force keeps N(base) per cell. */
 int ldem_history_pool_init(ldem_history_pool *pool, uint32_t initial_cells, bool cache_force,
                            ldem_err *err);
 void ldem_history_pool_free(ldem_history_pool *pool);
