@@ -1,4 +1,4 @@
-/* scene_build.c — an ldem_scene (already checked by scene.c) becomes the ldem_world demrun
+/* scene_build.c — an ldem_scene (already checked by scene*.c) becomes the ldem_world demrun
  * runs: bundles loaded, bodies with masses from densities, pair laws resolved, walls copied,
  * the geometry checked for what cannot run, and the time step chosen.
  */
