@@ -36,6 +36,17 @@ static int new_grain(ctx *c, grain_list *gl, uint32_t entry, long line, ldem_sce
     return LDEM_OK;
 }
 
+/* What every grain of an entry is: its modes, shape and material. */
+static int grain_kind(ctx *c, const ldem_sn *m, ldem_scene_grain *g)
+{
+    int rc = scene_parse_grain_modes(c, m, g);
+    if (!rc)
+        rc = scene_shape_ref(c, m, &g->shape);
+    if (!rc)
+        rc = scene_material_ref(c, m, &g->material);
+    return rc;
+}
+
 static int parse_explicit_grain(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *m)
 {
     static const char *const keys[] = {"shape", "material", "position", "velocity",
@@ -44,11 +55,7 @@ static int parse_explicit_grain(ctx *c, grain_list *gl, uint32_t entry, const ld
     ldem_scene_grain g = {.q = {1.0, 0.0, 0.0, 0.0}};
     int rc = scene_check_mapping(c, m, keys);
     if (!rc)
-        rc = scene_parse_grain_modes(c, m, &g);
-    if (!rc)
-        rc = scene_shape_ref(c, m, &g.shape);
-    if (!rc)
-        rc = scene_material_ref(c, m, &g.material);
+        rc = grain_kind(c, m, &g);
     if (!rc)
         rc = scene_vec3_field(c, m, "position", "the centre [x, y, z]", &g.x);
     if (!rc)
@@ -154,11 +161,7 @@ static int parse_lattice(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *
     uint64_t count[3] = {0, 0, 0}, seed = 1;
     int rc = scene_check_mapping(c, m, keys);
     if (!rc)
-        rc = scene_parse_grain_modes(c, m, &g);
-    if (!rc)
-        rc = scene_shape_ref(c, m, &g.shape);
-    if (!rc)
-        rc = scene_material_ref(c, m, &g.material);
+        rc = grain_kind(c, m, &g);
     if (!rc)
         rc = scene_vec3_field(c, m, "origin", "the first site [x, y, z]", &origin);
     if (!rc)
