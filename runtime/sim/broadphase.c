@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g); /* broadphase_periodic.c */
+#include "broadphase_internal.h"
 
 /* Dense grids hold at most this many cells per body (and at least MIN_CELLS). */
 #define CELLS_PER_BODY 8.0
@@ -90,9 +90,6 @@ static size_t grown(size_t capacity, size_t need)
     return cap;
 }
 
-/* realloc of `count` elements of `size` bytes; -1 on overflow or failure (*p kept). Shared
- * with broadphase_periodic.c. */
-int ldem__broadphase_resize(void **p, size_t count, size_t size);
 int ldem__broadphase_resize(void **p, size_t count, size_t size)
 {
     if (count > SIZE_MAX / size)
@@ -105,7 +102,7 @@ int ldem__broadphase_resize(void **p, size_t count, size_t size)
     return 0;
 }
 
-static int reserve(void **p, size_t *capacity, size_t need, size_t size)
+int ldem__broadphase_reserve(void **p, size_t *capacity, size_t need, size_t size)
 {
     if (need <= *capacity)
         return 0;
@@ -249,7 +246,8 @@ static int number_occupied_cells(grid *g, size_t n, uint32_t *cell_of)
         w->table_capacity = slots;
     }
     memset(w->table_cell, 0, w->table_capacity * sizeof *w->table_cell);
-    if (reserve((void **)&w->cell_coord, &w->cells_capacity, 3 * n, sizeof *w->cell_coord))
+    if (ldem__broadphase_reserve((void **)&w->cell_coord, &w->cells_capacity, 3 * n,
+                                 sizeof *w->cell_coord))
         return -1;
     size_t ncells = 0;
     for (size_t i = 0; i < n; i++) {
@@ -276,8 +274,8 @@ static int bin_bodies(ldem_broadphase *bp, grid *g, size_t n)
         for (size_t i = 0; i < n; i++)
             bp->cell_of[i] = (uint32_t)cell_id(g, &g->w->coord[3 * i]);
     }
-    if (reserve((void **)&bp->cell_start, &bp->cells_capacity, g->ncells + 1,
-                sizeof *bp->cell_start))
+    if (ldem__broadphase_reserve((void **)&bp->cell_start, &bp->cells_capacity, g->ncells + 1,
+                                 sizeof *bp->cell_start))
         return -1;
     memset(bp->cell_start, 0, (g->ncells + 1) * sizeof *bp->cell_start);
     for (size_t i = 0; i < n; i++)
@@ -318,7 +316,8 @@ static int reserve_gather(struct ldem_broadphase_work *w, size_t need)
     if (ldem__broadphase_resize((void **)&w->gx, cap, sizeof *w->gx) ||
         ldem__broadphase_resize((void **)&w->gy, cap, sizeof *w->gy) ||
         ldem__broadphase_resize((void **)&w->gz, cap, sizeof *w->gz) ||
-        ldem__broadphase_resize((void **)&w->gr, cap, sizeof *w->gr) || ldem__broadphase_resize((void **)&w->gi, cap, sizeof *w->gi))
+        ldem__broadphase_resize((void **)&w->gr, cap, sizeof *w->gr) ||
+        ldem__broadphase_resize((void **)&w->gi, cap, sizeof *w->gi))
         return -1;
     w->gather_capacity = cap;
     return 0;
@@ -369,7 +368,8 @@ static int search_cell(ldem_broadphase *bp, const grid *g, size_t id, const ldem
             end = gather_cell(bp, (size_t)neighbour[k], x, r, end);
     /* At most own·(own−1)/2 + own·(total − own) pairs from this cell. */
     size_t most = (size_t)own * (own - 1) / 2 + (size_t)own * (total - own);
-    if (reserve((void **)&bp->pairs, &bp->pairs_capacity, bp->npairs + most, sizeof *bp->pairs))
+    if (ldem__broadphase_reserve((void **)&bp->pairs, &bp->pairs_capacity, bp->npairs + most,
+                                 sizeof *bp->pairs))
         return -1;
     const double *gx = w->gx, *gy = w->gy, *gz = w->gz, *gr = w->gr;
     const uint32_t *gi = w->gi;
@@ -418,7 +418,8 @@ static void sort_partners(uint32_t *a, size_t k)
 static int sort_pairs(ldem_broadphase *bp, size_t n)
 {
     struct ldem_broadphase_work *w = bp->work;
-    if (reserve((void **)&w->partner, &w->partners_capacity, bp->npairs, sizeof *w->partner))
+    if (ldem__broadphase_reserve((void **)&w->partner, &w->partners_capacity, bp->npairs,
+                                 sizeof *w->partner))
         return -1;
     uint32_t *count = w->count;
     memset(count, 0, (n + 1) * sizeof *count);

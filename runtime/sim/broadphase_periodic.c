@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ldem/sim/broadphase.h"
+#include "broadphase_internal.h"
 #include "ldem/sim/cell.h"
 
 /* Ghost shells are this much thicker than the reach, so that round-off in the fractional
@@ -28,8 +28,6 @@ struct ldem_broadphase_ghosts {
     ldem_broadphase inner;    /* the plain search over bodies and ghosts */
 };
 
-void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g);
-
 void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g)
 {
     if (!g)
@@ -43,8 +41,6 @@ void ldem__broadphase_ghosts_free(struct ldem_broadphase_ghosts *g)
     free(g);
 }
 
-int ldem__broadphase_resize(void **p, size_t count, size_t size); /* broadphase.c */
-
 static int reserve_ghosts(struct ldem_broadphase_ghosts *g, size_t need)
 {
     if (need <= g->capacity)
@@ -52,7 +48,8 @@ static int reserve_ghosts(struct ldem_broadphase_ghosts *g, size_t need)
     size_t cap = g->capacity ? g->capacity : 64;
     while (cap < need)
         cap *= 2;
-    if (ldem__broadphase_resize((void **)&g->x, cap, sizeof *g->x) || ldem__broadphase_resize((void **)&g->r, cap, sizeof *g->r) ||
+    if (ldem__broadphase_resize((void **)&g->x, cap, sizeof *g->x) ||
+        ldem__broadphase_resize((void **)&g->r, cap, sizeof *g->r) ||
         ldem__broadphase_resize((void **)&g->owner, cap, sizeof *g->owner) ||
         ldem__broadphase_resize((void **)&g->shift, 3 * cap, sizeof *g->shift))
         return -1;
@@ -138,11 +135,8 @@ int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec
     /* Keep pairs with at least one real body: real–real as they are, real–ghost mapped to
      * (min, max) with the image seen from the smaller index. */
     size_t npairs = g->inner.npairs;
-    if (npairs > g->found_capacity) {
-        if (ldem__broadphase_resize((void **)&g->found, npairs, sizeof *g->found))
-            goto nomem;
-        g->found_capacity = npairs;
-    }
+    if (ldem__broadphase_reserve((void **)&g->found, &g->found_capacity, npairs, sizeof *g->found))
+        goto nomem;
     size_t kept = 0;
     for (size_t p = 0; p < npairs; p++) {
         uint32_t a = ldem_pair_i(g->inner.pairs[p]), b = ldem_pair_j(g->inner.pairs[p]);
@@ -168,16 +162,11 @@ int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec
      * keep one. The inner list is sorted by extended index, so this order is deterministic. */
     if (kept > 1) /* g->found is NULL while no pair has ever been found */
         qsort(g->found, kept, sizeof *g->found, cmp_found);
-    if (kept > bp->pairs_capacity) {
-        if (ldem__broadphase_resize((void **)&bp->pairs, kept, sizeof *bp->pairs))
-            goto nomem;
-        bp->pairs_capacity = kept;
-    }
-    if (3 * kept > bp->image_capacity) {
-        if (ldem__broadphase_resize((void **)&bp->image, 3 * kept, sizeof *bp->image))
-            goto nomem;
-        bp->image_capacity = 3 * kept;
-    }
+    if (ldem__broadphase_reserve((void **)&bp->pairs, &bp->pairs_capacity, kept,
+                                 sizeof *bp->pairs) ||
+        ldem__broadphase_reserve((void **)&bp->image, &bp->image_capacity, 3 * kept,
+                                 sizeof *bp->image))
+        goto nomem;
     size_t m = 0;
     for (size_t p = 0; p < kept; p++) {
         if (m && bp->pairs[m - 1] == g->found[p].key)
