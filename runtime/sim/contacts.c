@@ -346,8 +346,8 @@ static void project_force(const ldem_world *w, uint32_t body, ldem_vec3 off, uin
 }
 
 /* The contact's share of one nodal force f_on_j (on j; i takes −f_on_j) at hit h. */
-static void project_hit(const ldem_world *w, const ldem_contact *c, const ldem_node_hit *h,
-                        ldem_vec3 f_on_j, ldem_vec3 *phi, double *gen)
+static void project_hit(const ldem_world *w, const ldem_contact *c, const image_offset *off,
+                        const ldem_node_hit *h, ldem_vec3 f_on_j, ldem_vec3 *phi, double *gen)
 {
     uint32_t side = h->key >> 31;
     uint64_t node = h->key & 0x7fffffffu;
@@ -358,8 +358,8 @@ static void project_hit(const ldem_world *w, const ldem_contact *c, const ldem_n
         ni = ldem_world_body_modes(w, c->i)->n;
     }
     if (!(c->j & LDEM_WALL_BIT) && w->bodies.modal[c->j] != LDEM_RIGID)
-        project_force(w, c->j, partner_offset(w, c).now, side == 1 ? node : LDEM_NO_NODES,
-                      h->point, f_on_j, phi, gen + ni);
+        project_force(w, c->j, off->now, side == 1 ? node : LDEM_NO_NODES, h->point, f_on_j,
+                      phi, gen + ni);
 }
 
 /* Room for the contact's generalized forces when a party is deformable (lazily: contacts
@@ -388,8 +388,8 @@ static int gen_prepare(const ldem_world *w, ldem_contact *c)
 
 /* A patch's force F on j spread over its penetrating nodes by their weights depth·area
  * (the weights the patch itself was built with), each share projected on the modes. */
-static void project_patch(const ldem_world *w, ldem_contact *c, const ldem_hits *h,
-                          ldem_vec3 *phi)
+static void project_patch(const ldem_world *w, ldem_contact *c, const image_offset *off,
+                          const ldem_hits *h, ldem_vec3 *phi)
 {
     ldem_vec3 F = ldem_vec3_add(c->fn, c->ft);
     double total = 0.0;
@@ -398,7 +398,7 @@ static void project_patch(const ldem_world *w, ldem_contact *c, const ldem_hits 
     for (size_t k = 0; k < h->count; k++) {
         double share = total > 0.0 ? h->hit[k].depth * h->hit[k].area / total
                                    : 1.0 / (double)h->count;
-        project_hit(w, c, &h->hit[k], ldem_vec3_scale(F, share), phi, c->gen);
+        project_hit(w, c, off, &h->hit[k], ldem_vec3_scale(F, share), phi, c->gen);
     }
 }
 
@@ -640,7 +640,7 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
         ldem_vec3 f = ldem_linear_node_force(&lp, hit->depth, hit->normal, du, springs[k].xi,
                                              &c->dissipated, &f_n, &f_t);
         if (c->gen)
-            project_hit(w, c, hit, f, phi, c->gen);
+            project_hit(w, c, off, hit, f, phi, c->gen);
         fn = ldem_vec3_add(fn, f_n);
         ft = ldem_vec3_add(ft, f_t);
         ti = ldem_vec3_add(ti, ldem_vec3_cross(ldem_vec3_sub(hit->point, w->bodies.x[c->i]),
@@ -666,22 +666,22 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
     return LDEM_OK;
 }
 
-static int contact_update(ldem_world *w, ldem_contact *c, ldem_hits *h, const ldem_quat *dq,
-                          ldem_vec3 *phi, ldem_err *err)
+/* `off`: where j's image sits (partner_offset), found once for the update and the sums. */
+static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *off, ldem_hits *h,
+                          const ldem_quat *dq, ldem_vec3 *phi, ldem_err *err)
 {
     ldem_patch p;
     memset(&p, 0, sizeof p);
-    image_offset off = partner_offset(w, c);
-    int rc = contact_geometry(w, c, &off, h, &p, err);
+    int rc = contact_geometry(w, c, off, h, &p, err);
     if (!rc && (rc = gen_prepare(w, c)))
         return ldem_err_set(err, rc, NULL, 0, "out of memory for generalized forces");
     if (rc)
         return rc;
     if (w->laws[c->law].law == LDEM_LAW_LINEAR)
-        return linear_contact(w, c, &off, h, &p, phi);
-    rc = hertz_contact(w, c, &off, &p, dq);
+        return linear_contact(w, c, off, h, &p, phi);
+    rc = hertz_contact(w, c, off, &p, dq);
     if (!rc && c->gen && c->overlap > 0.0)
-        project_patch(w, c, h, phi);
+        project_patch(w, c, off, h, phi);
     return rc;
 }
 
@@ -696,20 +696,15 @@ static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
     return ldem_hertz_stiffness(&c->pair, c->overlap);
 }
 
-static int touching(const ldem_contact *c)
-{
-    return c->overlap > 0.0 || c->nsprings != 0;
-}
-
 /* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its
  * stiffness terms, added to its shard's sums. */
-static void add_to_sums(const ldem_world *w, const ldem_contact *c, ldem_contact_sums *sums)
+static void add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
+                        ldem_contact_sums *sums)
 {
-    if (!touching(c) || (c->j & LDEM_WALL_BIT))
+    if (!ldem_contact_touching(c) || (c->j & LDEM_WALL_BIT))
         return;
     ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
-    ldem_vec3 l = ldem_vec3_sub(ldem_vec3_add(w->bodies.x[c->j], partner_offset(w, c).now),
-                                w->bodies.x[c->i]);
+    ldem_vec3 l = ldem_vec3_sub(ldem_vec3_add(w->bodies.x[c->j], off->now), w->bodies.x[c->i]);
     double fa[3] = {f.x, f.y, f.z}, la[3] = {l.x, l.y, l.z};
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
@@ -723,7 +718,7 @@ static void add_to_sums(const ldem_world *w, const ldem_contact *c, ldem_contact
 /* One contact's force and torques onto its bodies and wall (i receives −f). */
 static void add_forces(ldem_world *w, const ldem_contact *c)
 {
-    if (!touching(c))
+    if (!ldem_contact_touching(c))
         return;
     ldem_bodies *b = &w->bodies;
     ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
@@ -755,7 +750,8 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
     memset(sums, 0, sizeof *sums);
     for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
-        int rc = contact_update(w, c, &k->hits[tid], k->dq,
+        image_offset off = partner_offset(w, c);
+        int rc = contact_update(w, c, &off, &k->hits[tid], k->dq,
                                 k->phi_scratch + (size_t)tid * k->max_modes, e);
         if (rc) {
             if (!e->code)
@@ -764,7 +760,7 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
             return rc;
         }
         if (periodic)
-            add_to_sums(w, c, sums);
+            add_to_sums(w, c, &off, sums);
         if (sum)
             add_forces(w, c);
     }

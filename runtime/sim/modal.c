@@ -101,7 +101,7 @@ int ldem_modal_reduce(ldem_world *w, int book_work, ldem_err *err)
     /* Q in contact-list order: the same sum for any thread count. */
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
-        if (!c->gen || (c->overlap <= 0.0 && c->nsprings == 0))
+        if (!c->gen || !ldem_contact_touching(c))
             continue;
         uint32_t used = 0;
         const ldem_modeset *mi = modes_of(w, c->i);

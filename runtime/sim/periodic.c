@@ -124,7 +124,7 @@ void ldem_periodic_indicators(const ldem_world *w, double *unbalanced, double *i
     size_t touching = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
-        if (c->overlap <= 0.0 && c->nsprings == 0)
+        if (!ldem_contact_touching(c))
             continue;
         contact += ldem_vec3_norm(ldem_vec3_add(c->fn, c->ft));
         touching++;

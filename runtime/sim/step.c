@@ -408,7 +408,7 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
         default:
             break;
         }
-        if (c->overlap > 0.0 || c->nsprings) {
+        if (ldem_contact_touching(c)) {
             r->stored_normal += c->stored_normal;
             r->contacts++;
         }

@@ -240,6 +240,12 @@ typedef struct ldem_contact {
     uint32_t ngen;
 } ldem_contact;
 
+/* Touching: overlapping, or (node laws) holding springs. Its forces are zero otherwise. */
+static inline int ldem_contact_touching(const ldem_contact *c)
+{
+    return c->overlap > 0.0 || c->nsprings != 0;
+}
+
 /* ---- the world ---- */
 
 typedef struct ldem_world {
