@@ -12,15 +12,11 @@
  */
 #include "ldem/sim/scene.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "ldem/tsv.h"
 #include "ldem/vtu.h"
 #include "scene_parse.h"
 

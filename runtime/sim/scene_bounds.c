@@ -1,16 +1,11 @@
 /* scene_bounds.c — what bounds the grains in a scene (docs/scene.md): the walls block and the
  * periodic cell with the control of its directions.
  */
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "ldem/tsv.h"
-#include "ldem/vtu.h"
 #include "scene_parse.h"
 
 /* ---- walls ---- */

@@ -1,7 +1,6 @@
 /* scene_fields.c — the checks every part of the scene schema shares (scene_parse.h): the
  * dotted key, messages, scalars and the fields of a mapping.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,8 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ldem/tsv.h"
-#include "ldem/vtu.h"
 #include "scene_parse.h"
 
 /* ---- the dotted key ---- */

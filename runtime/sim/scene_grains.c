@@ -7,10 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "ldem/tsv.h"
-#include "ldem/vtu.h"
 #include "scene_parse.h"
 
 /* ---- grains ---- */
