@@ -22,6 +22,7 @@
 #include "ldem/sim/cell.h"
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
+#include "../support/test_rng.h"
 #include "world_fixture.h"
 
 static ldem_mat3 diag3(double a, double b, double c)
@@ -35,14 +36,6 @@ static void make_cell(ldem_world *w, ldem_mat3 h, ldem_vec3 centre)
     ldem_err err;
     cr_assert_eq(ldem_cell_init(&w->cell, h, centre, &err), LDEM_OK, "%s", err.msg);
     w->h_list = w->cell.h;
-}
-
-static uint64_t rng_state = 12345;
-
-static double uniform(void)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng_state >> 11) * 0x1.0p-53;
 }
 
 /* ---- broad phase ---- */
@@ -82,12 +75,12 @@ static void check_broadphase(ldem_mat3 h, size_t n, double rmin, double rmax, do
     double *r = malloc(n * sizeof *r);
     for (size_t i = 0; i < n; i++) {
         /* uniform in the cell through fractional coordinates */
-        ldem_vec3 s = ldem_vec3_make(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5);
+        ldem_vec3 s = ldem_vec3_make(0.5 * uniform(), 0.5 * uniform(), 0.5 * uniform());
         x[i] = ldem_vec3_add(cell.centre,
                              ldem_vec3_make(h.m[0][0] * s.x + h.m[0][1] * s.y + h.m[0][2] * s.z,
                                             h.m[1][0] * s.x + h.m[1][1] * s.y + h.m[1][2] * s.z,
                                             h.m[2][0] * s.x + h.m[2][1] * s.y + h.m[2][2] * s.z));
-        r[i] = rmin + (rmax - rmin) * uniform();
+        r[i] = rng_uniform(rmin, rmax);
     }
     uint64_t *keys = malloc(n * n * sizeof *keys);
     int8_t *images = malloc(3 * n * n);
@@ -241,7 +234,7 @@ Test(periodic, affine_deformation_of_a_gas)
     for (int i = 0; i < N; i++) {
         x[i] = ldem_vec3_make(centre.x - 4.0 + 3.0 * (i % 3), centre.y - 3.0 + 2.5 * (i / 3 % 3),
                               centre.z - 4.5 + 4.0 * (i / 9));
-        v[i] = ldem_vec3_make(uniform() - 0.5, uniform() - 0.5, uniform() - 0.5);
+        v[i] = ldem_vec3_make(0.5 * uniform(), 0.5 * uniform(), 0.5 * uniform());
         v[i] = ldem_vec3_scale(v[i], 8.0);
         wf_add_sphere(&w, x[i], 0.01, v[i]);
     }
@@ -348,9 +341,9 @@ Test(periodic, servo_settles_to_the_target_stress)
     w.cell_control.max_rate = 100.0;
     for (int i = 0; i < 64; i++)
         wf_add_sphere(&w,
-                      ldem_vec3_make(a * (0.5 + i % 4) + 1e-5 * (uniform() - 0.5),
-                                     a * (0.5 + i / 4 % 4) + 1e-5 * (uniform() - 0.5),
-                                     a * (0.5 + i / 16) + 1e-5 * (uniform() - 0.5)),
+                      ldem_vec3_make(a * (0.5 + i % 4) + 5e-6 * uniform(),
+                                     a * (0.5 + i / 4 % 4) + 5e-6 * uniform(),
+                                     a * (0.5 + i / 16) + 5e-6 * uniform()),
                       1e-3, ldem_vec3_zero());
     ldem_err err;
     cr_assert_eq(ldem_world_prepare(&w, &err), LDEM_OK, "%s", err.msg);
