@@ -665,6 +665,12 @@ static void levels_not_falling(ldem_section *s)
     ldem_put_f64le(s->data + at + 24, ldem_get_f64le(s->data + at));
 }
 
+static void nan_normal_force(ldem_section *s)
+{
+    /* the first contact's fn.y: after nine u32, the frame, normal, point, overlap, r1, r2 */
+    ldem_put_f64le(s->data + 36 + 8 * (4 + 3 + 3 + 1 + 2) + 8, NAN);
+}
+
 static void huge_frame_count(ldem_section *s)
 {
     ldem_put_u64le(s->data + 48, UINT64_C(1) << 61);
@@ -694,6 +700,7 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CONT", bad_stack_length, "for a stack of length"},
         {"CONT", wall_out_of_range, "wall 2 out of range"},
         {"CONT", nan_history_cell, "history cell: value 1 is nan"},
+        {"CONT", nan_normal_force, "contact 0: normal force: value 1 is nan"},
         {"CONT", top_level_off_the_approach, "history cell 0 has level"},
         {"CONT", levels_not_falling, "history cell 1 has level"},
         {"CONT", trailing_byte, "unexpected bytes"},
