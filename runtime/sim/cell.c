@@ -209,3 +209,19 @@ double ldem_cell_servo_rate(double sigma, double target, double stiffness, doubl
         rate = error > 0.0 ? max_rate : error < 0.0 ? -max_rate : 0.0;
     return fmax(-max_rate, fmin(max_rate, rate));
 }
+
+double ldem_cell_servo_rate_pi(double sigma, double target, double stiffness, double dt,
+                               double gain, double integral, double max_rate,
+                               double *accumulated)
+{
+    double p = ldem_cell_servo_rate(sigma, target, stiffness, dt, gain, max_rate);
+    if (integral == 0.0 || isnan(p))
+        return p;
+    double rate = p + *accumulated;
+    if (rate >= max_rate)
+        return max_rate;
+    if (rate <= -max_rate)
+        return -max_rate;
+    *accumulated = fmax(-max_rate, fmin(max_rate, *accumulated + integral * p));
+    return rate;
+}

@@ -347,11 +347,14 @@ static int write_modal(sink *k, const ldem_world *w)
 
 /* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
  * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
- * stiffnesses and the cell's work. The contacts' images are not stored: they follow from the
- * positions (ldem_cell_min_image) as long as every candidate is closer than half a cell,
- * which the broad phase guarantees. */
+ * stiffnesses, the cell's work and the servo's three accumulated rates. The contacts' images
+ * are not stored: they follow from the positions (ldem_cell_min_image) as long as every
+ * candidate is closer than half a cell, which the broad phase guarantees. Files written
+ * before the servo had an integral term end after the work; they load with zero
+ * accumulated rates, which is what their runs had. */
 #define CELL_MATRICES 7u
-#define CELL_VALUES (9u * CELL_MATRICES + 4u)
+#define CELL_VALUES_BEFORE_INTEGRAL (9u * CELL_MATRICES + 4u)
+#define CELL_VALUES (CELL_VALUES_BEFORE_INTEGRAL + 3u)
 
 static const ldem_mat3 *cell_matrix(const ldem_world *w, unsigned k)
 {
@@ -373,6 +376,8 @@ static int write_cell(sink *k, const ldem_world *w)
     for (int a = 0; a < 3; a++)
         put_f64(k, w->stiffness[a]);
     put_f64(k, w->work_cell);
+    for (int a = 0; a < 3; a++)
+        put_f64(k, w->servo_integral[a]);
     return section_end(k);
 }
 
@@ -937,8 +942,11 @@ static int validate(const sections *s, const char *path, const ldem_world *w, he
                                            : "the checkpoint has a periodic cell (section "
                                              "'CELL') but the scene has none");
     if (!rc && s->cell)
-        rc = check_doubles_section(s->cell, path, CELL_VALUES, 1, "cell value", "cell values",
-                                   err);
+        rc = check_doubles_section(s->cell, path,
+                                   s->cell->length == 8u * CELL_VALUES_BEFORE_INTEGRAL
+                                       ? CELL_VALUES_BEFORE_INTEGRAL
+                                       : CELL_VALUES,
+                                   1, "cell value", "cell values", err);
     return rc;
 }
 
@@ -1132,6 +1140,10 @@ static void restore_cell(ldem_world *w, const ldem_section *s)
     for (int a = 0; a < 3; a++, p += 8)
         w->stiffness[a] = ldem_get_f64le(p);
     w->work_cell = ldem_get_f64le(p);
+    p += 8;
+    for (int a = 0; a < 3; a++, p += 8)
+        w->servo_integral[a] =
+            s->length == 8u * CELL_VALUES_BEFORE_INTEGRAL ? 0.0 : ldem_get_f64le(p);
     ldem_cell_set_h(&w->cell, w->cell.h);
     for (size_t k = 0; k < w->ncontacts; k++) {
         ldem_contact *c = &w->contacts[k];

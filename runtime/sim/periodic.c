@@ -79,12 +79,17 @@ void ldem_periodic_servo(ldem_world *w)
 {
     const ldem_cell_control *ctl = &w->cell_control;
     memset(&w->cell.L, 0, sizeof w->cell.L);
-    for (int k = 0; k < 3; k++)
-        w->cell.L.m[k][k] =
-            ctl->drive[k] == LDEM_CELL_STRESS
-                ? ldem_cell_servo_rate(w->stress.m[k][k], ctl->stress[k], w->stiffness[k],
-                                       w->dt, ctl->gain, ctl->max_rate)
-                : ctl->strain_rate[k];
+    for (int k = 0; k < 3; k++) {
+        if (ctl->drive[k] != LDEM_CELL_STRESS) {
+            w->cell.L.m[k][k] = ctl->strain_rate[k];
+            w->servo_integral[k] = 0.0; /* a direction that turns stress-driven starts afresh */
+            continue;
+        }
+        w->cell.L.m[k][k] = ldem_cell_servo_rate_pi(w->stress.m[k][k], ctl->stress[k],
+                                                    w->stiffness[k], w->dt, ctl->gain,
+                                                    ctl->integral, ctl->max_rate,
+                                                    &w->servo_integral[k]);
+    }
 }
 
 int ldem_periodic_need_refresh(const ldem_world *w)

@@ -283,7 +283,7 @@ int scene_parse_cell(ctx *c, const ldem_sn *root)
 {
     static const char *const keys[] = {"box", "vectors", "centre", "x", "y", "z", "servo",
                                        NULL};
-    static const char *const servo_keys[] = {"gain", "max_strain_rate", NULL};
+    static const char *const servo_keys[] = {"gain", "integral", "max_strain_rate", NULL};
     static const char *const axes[] = {"x", "y", "z"};
     const ldem_sn *n = ldem_sn_get(root, "cell");
     if (!n)
@@ -316,6 +316,9 @@ int scene_parse_cell(ctx *c, const ldem_sn *root)
         if (!rc)
             rc = scene_num_field(c, servo, "gain", (range){0.0, 1.0, 1, 0}, NULL,
                            &cell->control.gain);
+        if (!rc)
+            rc = scene_num_field(c, servo, "integral", (range){0.0, 1.0, 0, 1}, NULL,
+                                 &cell->control.integral);
         if (!rc)
             rc = scene_num_field(c, servo, "max_strain_rate", POSITIVE,
                            "the cap on a stress-controlled direction's strain rate, > 0",

@@ -699,3 +699,63 @@ Test(cell, servo_closed_loop)
     }
     cr_assert_eq(capped, 8, "8000 of the 10000 at the cap, then halving");
 }
+
+/* The integral term. ι = 0 is the proportional law bit for bit. Against an affine response
+ * with a constant drift (σ_{n+1} = σ_n − K L dt + D: the assembly keeps pulling away from the
+ * target, as a dilating biaxial specimen does), the proportional law settles at the lag
+ * e = D/α while the PI law's error goes to zero: never crossing the target for ι ≤ α/4, still
+ * converging for ι = 0.9 and for a response three times softer than the affine one. At the
+ * cap the accumulated rate stops growing (no wind-up). */
+Test(cell, servo_integral_term)
+{
+    const double K = 102400.0, dt = 0x1.0p-10, target = 100.0, cap = 1e6, alpha = 0.2;
+    double acc = 0.0;
+    const double sigmas[] = {250.0, 90.0, 100.0, -3.0};
+    for (size_t k = 0; k < sizeof sigmas / sizeof *sigmas; k++) {
+        double p = ldem_cell_servo_rate(sigmas[k], target, K, dt, alpha, cap);
+        double pi = ldem_cell_servo_rate_pi(sigmas[k], target, K, dt, alpha, 0.0, cap, &acc);
+        cr_assert(memcmp(&p, &pi, sizeof p) == 0, "iota = 0 must be the P law");
+        cr_assert_eq(acc, 0.0);
+    }
+
+    const double drift = 1.0; /* stress units per step */
+    struct {
+        double iota, softness;
+        int no_overshoot;
+    } runs[] = {
+        {0.0, 1.0, 1}, {alpha / 4, 1.0, 1}, {0.9, 1.0, 0}, {alpha / 4, 3.0, 0}, {0.9, 3.0, 0}};
+    for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+        double sigma = target, I = 0.0, last = 0.0;
+        for (int n = 0; n < 4000; n++) {
+            double rate =
+                ldem_cell_servo_rate_pi(sigma, target, K, dt, alpha, runs[r].iota, cap, &I);
+            sigma += drift - K * rate * dt / runs[r].softness;
+            double e = sigma - target;
+            if (runs[r].no_overshoot)
+                cr_assert_geq(e, -1e-9, "run %zu step %d: crossed the target (error %g)", r, n, e);
+            last = e;
+        }
+        double lag = runs[r].softness * drift / alpha;
+        cr_log_info("servo, iota %g, response 1/%g of affine: error %.3g after 4000 steps "
+                    "(P law's lag %g)",
+                    runs[r].iota, runs[r].softness, last, lag);
+        if (runs[r].iota == 0.0)
+            cr_assert_leq(fabs(last - lag), 1e-9 * lag, "P law: lag %.17g, expected %g", last, lag);
+        else
+            cr_assert_leq(fabs(last), 1e-6 * lag, "PI law: error %g, P law's lag %g", last, lag);
+    }
+
+    /* wind-up: far from the target the rate sits at the cap and I does not grow */
+    const double small_cap = 10.0;
+    acc = 0.25;
+    for (int n = 0; n < 10; n++)
+        cr_assert_eq(ldem_cell_servo_rate_pi(1e7, target, K, dt, alpha, 0.5, small_cap, &acc),
+                     small_cap);
+    cr_assert_eq(acc, 0.25, "I must not wind up at the cap");
+    /* and it never leaves ±max_rate */
+    acc = 0.0;
+    for (int n = 0; n < 1000; n++) {
+        ldem_cell_servo_rate_pi(target + 1e-3, target, K, dt, alpha, 0.9, small_cap, &acc);
+        cr_assert_leq(fabs(acc), small_cap);
+    }
+}

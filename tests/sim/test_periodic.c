@@ -15,11 +15,14 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldem/bundle.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/cell.h"
+#include "ldem/sim/checkpoint.h"
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
 #include "../support/test_rng.h"
@@ -365,5 +368,105 @@ Test(periodic, servo_settles_to_the_target_stress)
     cr_assert_gt(row.contacts, 64, "the assembly did not form a contact network");
     cr_assert_lt(fabs(row.balance_error), 1e-3, "energy balance %.3g", row.balance_error);
     cr_assert_gt(row.work_cell, 0.0, "compaction by the cell must do positive work");
+    ldem_world_free(&w);
+}
+
+/* ---- the servo's integral term in checkpoints ---- */
+
+/* Rewrite the checkpoint at `path` to `out` with its CELL section cut to `values` doubles. */
+static void cut_cell_section(const char *path, const char *out, uint64_t values)
+{
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp, "open %s", path);
+    ldem_bundle_reader *r;
+    ldem_bundle b;
+    int have;
+    ldem_err err;
+    cr_assert_eq(ldem_bundle_reader_open(&r, fp, path, &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(ldem_bundle_read(r, &b, &have, &err), LDEM_OK, "%s", err.msg);
+    ldem_bundle_reader_close(r);
+    fclose(fp);
+    ldem_section *s = (ldem_section *)ldem_bundle_find(&b, "CELL");
+    cr_assert(s && s->length >= 8 * values, "no CELL section of %llu values",
+              (unsigned long long)values);
+    s->length = 8 * values;
+    fp = fopen(out, "wb");
+    cr_assert(fp, "create %s", out);
+    cr_assert_eq(ldem_bundle_write(fp, out, &b, &err), LDEM_OK, "%s", err.msg);
+    fclose(fp);
+    ldem_bundle_free(&b);
+}
+
+/* 27 spheres pressed together in a small cell, x held at a stress by the servo with its
+ * integral term, y and z squeezed at a strain rate. */
+static void servo_world(ldem_world *w)
+{
+    wf_world(w, LDEM_LAW_HERTZ_JAGER);
+    w->dt = 2e-8;
+    w->skin = 1e-4;
+    w->damping_local = 0.2;
+    const double a = 1.99e-3;
+    make_cell(w, diag3(3 * a, 3 * a, 3 * a), ldem_vec3_make(1.5 * a, 1.5 * a, 1.5 * a));
+    w->cell_control.drive[0] = LDEM_CELL_STRESS;
+    w->cell_control.stress[0] =
+        8e6; /* near where the squeeze puts it: the servo works under its cap */
+    w->cell_control.strain_rate[1] = w->cell_control.strain_rate[2] = -5.0;
+    w->cell_control.gain = 0.05;
+    w->cell_control.integral = 0.2;
+    w->cell_control.max_rate = 1e3;
+    for (int i = 0; i < 27; i++)
+        wf_add_sphere(w,
+                      ldem_vec3_make(a * (0.5 + i % 3), a * (0.5 + i / 3 % 3), a * (0.5 + i / 9)),
+                      1e-3, ldem_vec3_zero());
+    ldem_err err;
+    cr_assert_eq(ldem_world_prepare(w, &err), LDEM_OK, "%s", err.msg);
+}
+
+/* The accumulated rates I travel with a checkpoint, bit for bit; a file written before the
+ * integral term (CELL ending after the cell's work, docs/checkpoint.md) loads with I = 0 and
+ * everything else as saved; a CELL of any other length is refused. */
+Test(periodic, servo_integral_in_checkpoints)
+{
+    ldem_world w;
+    servo_world(&w);
+    ldem_err err;
+    for (int s = 0; s < 300; s++)
+        cr_assert_eq(ldem_world_step(&w, &err), LDEM_OK, "%s", err.msg);
+    cr_assert_neq(w.servo_integral[0], 0.0, "the servo accumulated nothing (sxx %g, L %g)",
+                  w.stress.m[0][0], w.cell.L.m[0][0]);
+    cr_assert(w.servo_integral[1] == 0.0 && w.servo_integral[2] == 0.0,
+              "strain-driven directions hold I = 0");
+
+    char path[600], old[620], odd[620];
+    snprintf(path, sizeof path, "%s/periodic-servo.ldc", LDEM_TEST_TMP);
+    snprintf(old, sizeof old, "%s/periodic-servo-old.ldc", LDEM_TEST_TMP);
+    snprintf(odd, sizeof odd, "%s/periodic-servo-odd.ldc", LDEM_TEST_TMP);
+    cr_assert_eq(ldem_checkpoint_save(path, &w, NULL, &err), LDEM_OK, "%s", err.msg);
+    const uint64_t before_integral = 9 * 7 + 4; /* seven matrices, stiffnesses, work */
+    cut_cell_section(path, old, before_integral);
+    cut_cell_section(path, odd, before_integral + 1);
+
+    ldem_world b;
+    servo_world(&b);
+    cr_assert_eq(ldem_checkpoint_load(path, &b, NULL, &err), LDEM_OK, "%s", err.msg);
+    cr_assert(memcmp(b.servo_integral, w.servo_integral, sizeof w.servo_integral) == 0,
+              "I changed through the checkpoint");
+    ldem_world_free(&b);
+
+    servo_world(&b);
+    cr_assert_eq(ldem_checkpoint_load(old, &b, NULL, &err), LDEM_OK, "%s", err.msg);
+    cr_assert(b.servo_integral[0] == 0.0 && b.servo_integral[1] == 0.0 &&
+                  b.servo_integral[2] == 0.0,
+              "an old file must load with I = 0");
+    cr_assert(memcmp(&b.cell.h, &w.cell.h, sizeof w.cell.h) == 0 &&
+                  memcmp(b.stiffness, w.stiffness, sizeof w.stiffness) == 0 &&
+                  b.work_cell == w.work_cell,
+              "an old file's cell must load as saved");
+    ldem_world_free(&b);
+
+    servo_world(&b);
+    cr_assert_eq(ldem_checkpoint_load(odd, &b, NULL, &err), LDEM_ERR_INPUT);
+    cr_assert(strstr(err.msg, "cell values"), "%s", err.msg);
+    ldem_world_free(&b);
     ldem_world_free(&w);
 }

@@ -837,13 +837,17 @@ Test(scene, cell_errors_drive_and_servo)
                     (const char *[]){"cell.servo.gain: must be in (0, 1], got 0", NULL});
     expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, gain: 1.5}}"),
                     (const char *[]){"cell.servo.gain: must be in (0, 1], got 1.5", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, integral: 1}}"),
+                    (const char *[]){"cell.servo.integral: must be in [0, 1), got 1", NULL});
+    expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, integral: -0.1}}"),
+                    (const char *[]){"cell.servo.integral: must be in [0, 1), got -0.1", NULL});
     expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 0}}"),
                     (const char *[]){"cell.servo.max_strain_rate: must be > 0, got 0", NULL});
     expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: -2}}"),
                     (const char *[]){"cell.servo.max_strain_rate: must be > 0, got -2", NULL});
     expect_bad_cell(CELL("z: {stress: 100}, servo: {max_strain_rate: 1, damping: 2}}"),
                     (const char *[]){"cell.servo.damping: unknown key",
-                                     "gain, max_strain_rate", NULL});
+                                     "gain, integral, max_strain_rate", NULL});
 #undef CELL
     /* --set reaches the cell like any other key */
     write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, z: {stress: 100}, "
@@ -883,12 +887,14 @@ Test(scene, cell_accepted)
     cr_assert_eq(c->control.strain_rate[1], 0.0);
     cr_assert_eq(c->control.strain_rate[2], -1.0);
     cr_assert_eq(c->control.gain, 0.05, "the default gain");
+    cr_assert_eq(c->control.integral, 0.0, "no integral term unless asked");
     cr_assert_eq(c->control.max_rate, 0.5);
     ldem_scene_free(&s);
 
     /* a given gain; a direction left out is strain-controlled at rate 0 */
     write_cell_scene("cell: {vectors: [[10, 0, 0], [3, 8, 0], [1, 2, 6]], centre: [1, -2, 3], "
-                     "z: {stress: -5}, servo: {gain: 1, max_strain_rate: 2}}", NULL);
+                     "z: {stress: -5}, servo: {gain: 1, integral: 0.25, max_strain_rate: 2}}",
+                     NULL);
     load_ok(&s, cell_path, 0, NULL);
     c = &s.cell;
     cr_assert_eq(c->line, CELL_LINE);
@@ -900,7 +906,8 @@ Test(scene, cell_accepted)
     cr_assert(c->control.drive[0] == LDEM_CELL_STRAIN_RATE && c->control.strain_rate[0] == 0.0);
     cr_assert(c->control.drive[1] == LDEM_CELL_STRAIN_RATE && c->control.strain_rate[1] == 0.0);
     cr_assert(c->control.drive[2] == LDEM_CELL_STRESS && c->control.stress[2] == -5.0);
-    cr_assert(c->control.gain == 1.0 && c->control.max_rate == 2.0);
+    cr_assert(c->control.gain == 1.0 && c->control.integral == 0.25 &&
+              c->control.max_rate == 2.0);
     ldem_scene_free(&s);
 
     /* no cell: open space */

@@ -106,6 +106,7 @@ typedef struct ldem_cell_control {
     double stress[3];        /* target σ_kk of stress-controlled directions (compression +) */
     double gain;             /* α ∈ (0, 1]: fraction of the stress error the affine
                               * response corrects per step */
+    double integral;         /* ι ∈ [0, 1): the integral term's gain (0: proportional only) */
     double max_rate;         /* cap on |L_kk| of stress-controlled directions (> 0) */
 } ldem_cell_control;
 
@@ -122,6 +123,25 @@ typedef struct ldem_cell_control {
  * A direction without contacts (K = 0) moves at ±max_rate toward its target. */
 double ldem_cell_servo_rate(double sigma, double target, double stiffness, double dt,
                             double gain, double max_rate);
+
+/* The servo with an integral term, for a target the assembly keeps pulling away from (in a
+ * biaxial test the lateral direction must dilate at a rate that keeps changing, and the
+ * proportional law alone lags it by the error that drives that rate):
+ *
+ *     p = ldem_cell_servo_rate(…),   L_kk = clamp(p + I, ±max_rate),   I += ι p
+ *
+ * I, the accumulated rate, is the caller's state per direction (zero at the start); it only
+ * accumulates while L_kk is under the cap, and stays within ±max_rate (no wind-up). Against
+ * an affine response (the error e then obeys e' = (1 − α) e − K dt I, K dt I' = K dt I + ια e,
+ * whose characteristic roots satisfy z² − (2 − α) z + 1 − α + ια = 0) the loop is stable for
+ * ι < 1 whatever α, and also when the real response is softer than Voigt's by any factor,
+ * since that scales α and ια alike; it does not oscillate for ι ≤ α/4 (against the affine
+ * response; for a response s times softer, ι ≤ α/(4s)), and its slow root is about 1 − ι, so
+ * it settles in some 1/ι steps. A constant drift in the error is then followed with no lag.
+ * ι = 0 is ldem_cell_servo_rate, bit for bit. */
+double ldem_cell_servo_rate_pi(double sigma, double target, double stiffness, double dt,
+                               double gain, double integral, double max_rate,
+                               double *accumulated);
 
 #ifdef __cplusplus
 }

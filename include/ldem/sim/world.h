@@ -270,6 +270,7 @@ typedef struct ldem_world {
     ldem_mat3 stress;        /* Love–Weber mean stress (symmetric; compression positive):
                               * (sym(virial) + Σ m v ⊗ v) / V */
     double stiffness[3];     /* the servo's affine (Voigt) stiffness per normal direction */
+    double servo_integral[3]; /* the servo's accumulated rate I per direction (cell.h) */
     double work_cell;        /* cumulative work the cell's deformation did on the grains */
 
     ldem_vec3 gravity;
