@@ -3,7 +3,7 @@
 stage, time inside the contacts' geometry and laws, mean and peak Jager history length per
 contact, history bytes per contact, and the curves for the plot; Kuhn's Table 1 beside.
 
-usage: summary.py [--settle N] [-o summary.tsv] RUN_DIR...     (table on stdout)
+usage: summary.py [--settle N] [--sigma S] [-o summary.tsv] RUN_DIR...  (table on stdout)
        summary.py --check MAX_RATIO RUN_DIR...    exit 1 if jager-0 / mindlin > MAX_RATIO
 
 Each RUN_DIR has probes.tsv; RUN_DIR.biaxial.log holds demrun's report of the compression
@@ -51,13 +51,15 @@ def read_probes(path):
     return rows
 
 
-def summarize(run, settle):
+def summarize(run, settle, sigma):
     name = os.path.basename(os.path.normpath(run))
     steps, seconds, law = read_log(run + ".biaxial.log")
     rows = [r for r in read_probes(os.path.join(run, "probes.tsv")) if int(r["step"]) > settle]
     hist = [float(r["mean_history"]) for r in rows]
     per_contact = [float(r["history_bytes"]) / max(1, int(r["contacts"])) for r in rows]
     peak = max(range(len(rows)), key=lambda k: hist[k])
+    # the lateral stress against its target over the compression (the servo's tracking)
+    lateral = [float(r["sxx"]) / sigma - 1 for r in rows] if sigma else [0.0]
     return {
         "run": name, "steps": steps, "wall_s": seconds, "ms_per_step": 1e3 * seconds / steps,
         "contact_s": law, "contact_share": law / seconds,
@@ -66,6 +68,8 @@ def summarize(run, settle):
         "live_bytes_per_contact": BYTES_PER_CELL * hist[peak],
         "pool_bytes_per_contact": max(per_contact),
         "contacts": int(rows[-1]["contacts"]),
+        "sxx_error_mean": sum(lateral) / len(lateral),
+        "sxx_error_worst": max(lateral, key=abs),
     }
 
 
@@ -73,10 +77,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--settle", type=int, default=0)
+    ap.add_argument("--sigma", type=float, default=0.0,
+                    help="the lateral stress target, for the servo's tracking error")
     ap.add_argument("-o", dest="out")
     ap.add_argument("--check", type=float)
     a = ap.parse_args()
-    s = [summarize(r, a.settle) for r in a.runs]
+    s = [summarize(r, a.settle, a.sigma) for r in a.runs]
     by = {x["run"]: x for x in s}
     if a.check is not None:
         if "jager-0" not in by or "mindlin" not in by:
@@ -86,7 +92,7 @@ def main():
         sys.exit(0 if ratio <= a.check else 1)
     cols = ["run", "steps", "wall_s", "ms_per_step", "contact_s", "contact_share", "mean_history",
             "peak_history", "peak_at_strain", "live_bytes_per_contact", "pool_bytes_per_contact",
-            "contacts"]
+            "contacts", "sxx_error_mean", "sxx_error_worst"]
     if a.out:
         tmp = a.out + ".tmp"
         with open(tmp, "w") as f:
@@ -102,6 +108,10 @@ def main():
             x["run"], x["wall_s"], x["ms_per_step"], x["contact_s"], 100 * x["contact_share"],
             x["mean_history"], x["peak_history"], x["live_bytes_per_contact"],
             x["pool_bytes_per_contact"], k[0] or "-", k[1] or "-", k[2] or "-"))
+    if a.sigma:
+        print("lateral stress sxx against its target %g Pa over the compression: %s" % (
+            a.sigma, ", ".join("%s mean %+.2f%% worst %+.2f%%" % (
+                x["run"], 100 * x["sxx_error_mean"], 100 * x["sxx_error_worst"]) for x in s)))
     if "jager-0" in by and "mindlin" in by:
         j, m = by["jager-0"], by["mindlin"]
         print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, target <= 1.25), contact "
