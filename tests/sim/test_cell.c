@@ -702,10 +702,10 @@ Test(cell, servo_closed_loop)
 
 /* The integral term. ι = 0 is the proportional law bit for bit. Against an affine response
  * with a constant drift (σ_{n+1} = σ_n − K L dt + D: the assembly keeps pulling away from the
- * target, as a dilating biaxial specimen does), the proportional law settles at the lag
- * e = D/α while the PI law's error goes to zero: never crossing the target for ι ≤ α/4, still
- * converging for ι = 0.9 and for a response three times softer than the affine one. At the
- * cap the accumulated rate stops growing (no wind-up). */
+ * target, as in the lateral direction of a biaxial test), the proportional law settles at the
+ * lag e = D/α while the PI law's error goes to zero: never crossing the target for ι ≤ α/4,
+ * still converging for ι = 0.9 and for a response three times softer than the affine one. At
+ * the cap the accumulated rate stops growing (no wind-up). */
 Test(cell, servo_integral_term)
 {
     const double K = 102400.0, dt = 0x1.0p-10, target = 100.0, cap = 1e6, alpha = 0.2;

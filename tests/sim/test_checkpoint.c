@@ -572,29 +572,6 @@ Test(checkpoint, another_scene_is_refused)
 
 /* Rewrite one section of a saved checkpoint (the CRC is recomputed: only the loader's own
  * checks can catch these). */
-static void patch_section(const char *path, const char *out, const char *tag,
-                          void (*patch)(ldem_section *))
-{
-    FILE *fp = fopen(path, "rb");
-    cr_assert(fp);
-    ldem_bundle_reader *r;
-    ldem_bundle b;
-    int have;
-    ldem_err err;
-    cr_assert_eq(ldem_bundle_reader_open(&r, fp, path, &err), LDEM_OK);
-    cr_assert_eq(ldem_bundle_read(r, &b, &have, &err), LDEM_OK, "%s", err.msg);
-    ldem_bundle_reader_close(r);
-    fclose(fp);
-    ldem_section *s = (ldem_section *)ldem_bundle_find(&b, tag);
-    cr_assert(s, "no %s", tag);
-    patch(s);
-    fp = fopen(out, "wb");
-    cr_assert(fp);
-    cr_assert_eq(ldem_bundle_write(fp, out, &b, &err), LDEM_OK, "%s", err.msg);
-    fclose(fp);
-    ldem_bundle_free(&b);
-}
-
 /* Bytes of a contact record before its cells (docs/checkpoint.md). */
 #define RECORD 412
 
@@ -712,7 +689,7 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CKPT", more_contacts, "contact 8: the section ends"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        patch_section(path, bad, cases[k].tag, cases[k].patch);
+        wf_patch_section(path, bad, cases[k].tag, cases[k].patch);
         expect_load_error(bad, LDEM_ERR_INPUT, cases[k].needle);
     }
     /* A grain bundle is not a checkpoint. */
@@ -1002,8 +979,8 @@ Test(checkpoint, modal_scene_changes_are_refused)
     modal_world(&a, 1e3, 1e-4, 1, 21);
     save_ok(path, &a, NULL);
     ldem_world_free(&a);
-    patch_section(path, bad, "MODL", empty_payload);
+    wf_patch_section(path, bad, "MODL", empty_payload);
     expect_modal_load_error(bad, "'MODL' holds 0 bytes");
-    patch_section(path, bad, "CKPT", old_version);
+    wf_patch_section(path, bad, "CKPT", old_version);
     expect_modal_load_error(bad, "checkpoint version 1 (this build reads 2)");
 }

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ldem/bundle.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/cell.h"
 #include "ldem/sim/checkpoint.h"
@@ -373,28 +372,18 @@ Test(periodic, servo_settles_to_the_target_stress)
 
 /* ---- the servo's integral term in checkpoints ---- */
 
-/* Rewrite the checkpoint at `path` to `out` with its CELL section cut to `values` doubles. */
-static void cut_cell_section(const char *path, const char *out, uint64_t values)
+/* CELL as written before the servo's integral term (seven matrices, the stiffnesses and the
+ * work: docs/checkpoint.md), and one value longer than that. */
+#define CELL_VALUES_BEFORE_INTEGRAL (9 * 7 + 4)
+
+static void cell_before_integral(ldem_section *s)
 {
-    FILE *fp = fopen(path, "rb");
-    cr_assert(fp, "open %s", path);
-    ldem_bundle_reader *r;
-    ldem_bundle b;
-    int have;
-    ldem_err err;
-    cr_assert_eq(ldem_bundle_reader_open(&r, fp, path, &err), LDEM_OK, "%s", err.msg);
-    cr_assert_eq(ldem_bundle_read(r, &b, &have, &err), LDEM_OK, "%s", err.msg);
-    ldem_bundle_reader_close(r);
-    fclose(fp);
-    ldem_section *s = (ldem_section *)ldem_bundle_find(&b, "CELL");
-    cr_assert(s && s->length >= 8 * values, "no CELL section of %llu values",
-              (unsigned long long)values);
-    s->length = 8 * values;
-    fp = fopen(out, "wb");
-    cr_assert(fp, "create %s", out);
-    cr_assert_eq(ldem_bundle_write(fp, out, &b, &err), LDEM_OK, "%s", err.msg);
-    fclose(fp);
-    ldem_bundle_free(&b);
+    s->length = 8 * CELL_VALUES_BEFORE_INTEGRAL;
+}
+
+static void cell_of_odd_length(ldem_section *s)
+{
+    s->length = 8 * (CELL_VALUES_BEFORE_INTEGRAL + 1);
 }
 
 /* 27 spheres pressed together in a small cell, x held at a stress by the servo with its
@@ -408,8 +397,8 @@ static void servo_world(ldem_world *w)
     const double a = 1.99e-3;
     make_cell(w, diag3(3 * a, 3 * a, 3 * a), ldem_vec3_make(1.5 * a, 1.5 * a, 1.5 * a));
     w->cell_control.drive[0] = LDEM_CELL_STRESS;
-    w->cell_control.stress[0] =
-        8e6; /* near where the squeeze puts it: the servo works under its cap */
+    /* near where the squeeze puts it, so that the servo works under its cap */
+    w->cell_control.stress[0] = 8e6;
     w->cell_control.strain_rate[1] = w->cell_control.strain_rate[2] = -5.0;
     w->cell_control.gain = 0.05;
     w->cell_control.integral = 0.2;
@@ -442,9 +431,8 @@ Test(periodic, servo_integral_in_checkpoints)
     snprintf(old, sizeof old, "%s/periodic-servo-old.ldc", LDEM_TEST_TMP);
     snprintf(odd, sizeof odd, "%s/periodic-servo-odd.ldc", LDEM_TEST_TMP);
     cr_assert_eq(ldem_checkpoint_save(path, &w, NULL, &err), LDEM_OK, "%s", err.msg);
-    const uint64_t before_integral = 9 * 7 + 4; /* seven matrices, stiffnesses, work */
-    cut_cell_section(path, old, before_integral);
-    cut_cell_section(path, odd, before_integral + 1);
+    wf_patch_section(path, old, "CELL", cell_before_integral);
+    wf_patch_section(path, odd, "CELL", cell_of_odd_length);
 
     ldem_world b;
     servo_world(&b);

@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,4 +346,27 @@ uint32_t wf_make_deformable(ldem_world *w, uint32_t b, double eps)
     uint32_t off = w->bodies.modal[b];
     w->modal.eps[off] = eps;
     return off;
+}
+
+void wf_patch_section(const char *path, const char *out, const char *tag,
+                      void (*patch)(ldem_section *))
+{
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp);
+    ldem_bundle_reader *r;
+    ldem_bundle b;
+    int have;
+    ldem_err err;
+    cr_assert_eq(ldem_bundle_reader_open(&r, fp, path, &err), LDEM_OK);
+    cr_assert_eq(ldem_bundle_read(r, &b, &have, &err), LDEM_OK, "%s", err.msg);
+    ldem_bundle_reader_close(r);
+    fclose(fp);
+    ldem_section *s = (ldem_section *)ldem_bundle_find(&b, tag);
+    cr_assert(s, "no %s", tag);
+    patch(s);
+    fp = fopen(out, "wb");
+    cr_assert(fp);
+    cr_assert_eq(ldem_bundle_write(fp, out, &b, &err), LDEM_OK, "%s", err.msg);
+    fclose(fp);
+    ldem_bundle_free(&b);
 }

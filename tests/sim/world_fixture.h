@@ -8,6 +8,7 @@
  *   wf_add_ls_box_shape(&w, a, h);                         a level-set cube, corner nodes
  *   wf_give_affine_mode(&w, shape, A, K, M, NULL);         one mode Φ(x) = A x (issue 7)
  *   wf_make_deformable(&w, body, eps);                     after every body exists
+ *   wf_patch_section(path, out, tag, patch);               a bundle with one section changed
  *
  * Every call asserts success (Criterion cr_assert), so a test reads as its scenario. */
 #ifndef LDEM_TEST_WORLD_FIXTURE_H
@@ -15,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "ldem/bundle.h"
 #include "ldem/sim/world.h"
 
 /* Material "glass": E 70e9, nu 0.25, density 2500, friction 0.3, one pair law `law`
@@ -56,5 +58,10 @@ void wf_give_affine_mode(ldem_world *w, uint32_t s, const double A[3][3], double
  * the amplitudes of bodies that were already deformable (rates restart at zero), and set
  * b's amplitude to eps. Returns b's first modal DOF. Call after every body exists. */
 uint32_t wf_make_deformable(ldem_world *w, uint32_t b, double eps);
+
+/* Copy the bundle (a checkpoint) at `path` to `out` with section `tag` passed through `patch`
+ * (which may change its bytes or its length). */
+void wf_patch_section(const char *path, const char *out, const char *tag,
+                      void (*patch)(ldem_section *));
 
 #endif
