@@ -102,7 +102,7 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
 }
 
 /* Record a new top cell of slope w from level `base` (whose force is `force`) up to d. */
-static int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double base, double force,
+static inline int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double base, double force,
                      double wx, double wy)
 {
     uint32_t i = ldem_history_push(pool, c->top);
