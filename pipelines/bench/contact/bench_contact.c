@@ -17,9 +17,14 @@
  * exact law (max and rms of |ΔT|/(μN)), and for the exact law the carried T against the sum
  * over the stack (jager.md §3: they agree to ~1e-14 μN).
  *
+ * Also timed in the same rounds: the chain floor (chain_floor.h), the exact law's serial
+ * step-to-step arithmetic alone, replayed from constants recorded in an untimed run of the law,
+ * with how closely it reproduces the law's slip levels, slopes and T.
+ *
  * Prints a table and "ratio jager/mindlin = X.XX (target <= 1.50)" for the library's default
  * configuration (ldem_jager_params_init defaults, force cache off). Exits 1 if the ratio is
- * above --max-ratio (default 1.5), 2 on bad input.
+ * above --max-ratio (default 1.5) or if the chain floor misses the law by more than 1e-9
+ * (then it is not a bound), 2 on bad input.
  */
 #include <errno.h>
 #include <math.h>
@@ -34,6 +39,8 @@
 #include "ldem/contact/history.h"
 #include "ldem/contact/jager.h"
 #include "ldem/contact/mindlin.h"
+
+#include "chain_floor.h"
 
 typedef struct history {
     size_t n;
@@ -310,13 +317,31 @@ int main(int argc, char **argv)
         if (k != IDX_DEFAULT)
             statistics(&cfg[k], &h, NULL, t_exact);
 
-    /* Timed rounds. */
+    /* Untimed: the exact law's serial chain alone (chain_floor.h), checked against the law. */
+    chain_floor floor;
+    if (chain_floor_record(&floor, &cfg[IDX_DEFAULT].jp, h.n, h.d, (const double(*)[2])h.ds))
+        die("recording the chain floor failed");
+    double floor_dz, floor_dw, floor_dt;
+    if (chain_floor_check(&floor, &floor_dz, &floor_dw, &floor_dt))
+        die("out of memory");
+    double *floor_times = malloc(max_runs * sizeof *floor_times);
+    if (!floor_times)
+        die("out of memory");
+    size_t floor_runs = 0;
+
+    /* Timed rounds; slot ncfg of each round is the chain floor. */
     double start = now(), sink = 0;
     long rounds = 0;
     while ((now() - start < seconds || rounds < min_reps) && (size_t)rounds < max_runs) {
-        for (int j = 0; j < ncfg; j++) {
-            config *c = &cfg[(j + rounds) % ncfg];
+        for (int j = 0; j <= ncfg; j++) {
+            int slot = (j + (int)(rounds % (ncfg + 1))) % (ncfg + 1);
             double t0 = now();
+            if (slot == ncfg) {
+                sink += chain_floor_replay(&floor, NULL);
+                floor_times[floor_runs++] = now() - t0;
+                continue;
+            }
+            config *c = &cfg[slot];
             sink += replay(c, &h);
             c->times[c->runs++] = now() - t0;
         }
@@ -330,7 +355,11 @@ int main(int argc, char **argv)
         c->ns_median = 1e9 * c->times[c->runs / 2] / (double)h.n;
     }
 
+    qsort(floor_times, floor_runs, sizeof *floor_times, cmp_double);
+    double floor_ns = 1e9 * floor_times[0] / (double)h.n;
+    double floor_ns_median = 1e9 * floor_times[floor_runs / 2] / (double)h.n;
     double ratio = cfg[IDX_DEFAULT].ns_min / cfg[IDX_MINDLIN].ns_min;
+    double floor_ratio = floor_ns / cfg[IDX_MINDLIN].ns_min;
     double ratio_alt = cfg[IDX_ENERGY].ns_min / cfg[IDX_MINDLIN].ns_min;
 
     printf("contact-law benchmark: %zu steps of %s, one contact (E=%g nu=%g mu=%g R1=%g R2=%g)\n",
@@ -399,11 +428,20 @@ int main(int argc, char **argv)
                100 * (cfg[coff].ns_min / cfg[off].ns_min - 1));
     }
     printf("ratio jager/mindlin with track_energy %s: %.2f\n", e0 ? "off" : "on", ratio_alt);
+    printf("\nchain floor (chain_floor.h: the exact law's step-to-step arithmetic on this history, "
+           "no stack):\n  %.1f ns/update [%.1f], %.2f x mindlin; steps: %zu elastic pushes, %zu "
+           "slip-front roots, %zu copied from the law\n  reproduces the law to: slip levels "
+           "%.1e d, slopes %.1e mu, T %.1e mu N\n", floor_ns, floor_ns_median, floor_ratio,
+           floor.counts[CHAIN_PUSH], floor.counts[CHAIN_ROOT], floor.counts[CHAIN_COPY],
+           floor_dz, floor_dw, floor_dt);
     printf("ratio jager/mindlin = %.2f (target <= %.2f; jager beta=0, library defaults: "
            "track_energy %s, force cache off)\n", ratio, max_ratio, e0 ? "on" : "off");
     if (tsv) {
         fprintf(tsv, "# ratio jager/mindlin = %.4f (defaults); %.4f with track_energy %s\n",
                 ratio, ratio_alt, e0 ? "off" : "on");
+        fprintf(tsv, "chain-floor\t0\t0\t0\t%.3f\t%.3f\tnan\t0\tnan\tnan\t%.6e\tnan\n",
+                floor_ns, floor_ns_median, floor_dt);
+        fprintf(tsv, "# ratio chain-floor/mindlin = %.4f\n", floor_ratio);
         if (fclose(tsv) != 0)
             die("writing the output table failed");
     }
@@ -416,9 +454,18 @@ int main(int argc, char **argv)
             ldem_history_pool_free(&cfg[k].pool);
     }
     free(t_exact);
+    free(floor_times);
+    chain_floor_free(&floor);
     free(h.d);
     free(h.ds);
     fflush(stdout);
+    /* The floor is only a bound if it computes what the law computes. */
+    if (!(floor_dz <= 1e-9 && floor_dw <= 1e-9 && floor_dt <= 1e-9)) {
+        fprintf(stderr, "bench_contact: FAIL: the chain floor does not reproduce the exact law "
+                        "(levels %.1e d, slopes %.1e mu, T %.1e mu N; tolerance 1e-9)\n",
+                floor_dz, floor_dw, floor_dt);
+        return 1;
+    }
     if (!(ratio <= max_ratio)) {
         fprintf(stderr, "bench_contact: FAIL: jager/mindlin = %.2f is above the target %.2f\n",
                 ratio, max_ratio);
