@@ -3,8 +3,9 @@
  * Variables are total quantities: levels z are normal approaches, slopes w = dT/dN are
  * dimensionless with |w| ≤ μ, and the carried vector c is the tangential move scaled by 1/κ,
  * so that a segment of slope w over a level interval Δz holds the displacement κ w Δz.
- * The stack lives in the shared pool; each cell holds its segment's bottom level, its top
- * level is the base of the cell above, and the top cell's is the contact's approach d
+ * The stack's top cells are held in the contact, the rest lives in the shared pool
+ * (ldem/contact/jager.h); each cell holds its segment's bottom level, its top level is the
+ * base of the cell above, and the top cell's is the contact's approach d
  * (ldem/contact/history.h). Cells are never modified, only pushed, popped and, under β > 0,
  * merged into the cell below.
  */
@@ -47,11 +48,80 @@ static inline double hertz(double cn, double z)
     return cn * z * sqrt(z);
 }
 
-/* N at the bottom level of cell i. */
-static inline double base_force(const ldem_jager_params *p, const ldem_history_pool *pool,
-                                uint32_t i)
+/* ---- the stack: held cells on top of the pooled ones (ldem/contact/jager.h) ---- */
+
+/* The top cell of a stack that is not empty. */
+static inline ldem_history_cell *top_cell(ldem_history_pool *pool, ldem_jager_contact *c)
 {
-    return pool->force ? pool->force[i] : hertz(p->pair.cn, pool->cell[i].base);
+    return c->nheld ? &c->held[c->held_top] : &pool->cell[c->top];
+}
+
+/* N at the bottom level of the top cell: cached for a pooled cell when the pool keeps forces. */
+static inline double top_base_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                    const ldem_jager_contact *c, const ldem_history_cell *top)
+{
+    return !c->nheld && pool->force ? pool->force[c->top] : hertz(p->pair.cn, top->base);
+}
+
+/* The cell below the top of a stack of at least two cells. */
+static inline ldem_history_cell *second_cell(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    return c->nheld == 2   ? &c->held[c->held_top ^ 1]
+           : c->nheld == 1 ? &pool->cell[c->top]
+                           : &pool->cell[pool->next[c->top]];
+}
+
+/* Move a pooled top cell into the contact (nothing is held). A step whose slip front lands
+ * in a pooled cell moves it up, so that the next steps, which swallow the slip cell on top and
+ * land in the cell below again, find both held. */
+static inline void hold_top(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    c->held[c->held_top] = pool->cell[c->top];
+    c->top = ldem_history_pop(pool, c->top);
+    c->nheld = 1;
+}
+
+/* Pop the top cell. A held cell is dropped without moving a pooled one up: the next push
+ * refills the held slot, so a step that pops one cell and pushes one touches no pool memory. */
+static inline void pop_cell(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    if (c->nheld) {
+        c->held_top ^= 1;
+        c->nheld--;
+    } else {
+        c->top = ldem_history_pop(pool, c->top);
+    }
+    c->length--;
+}
+
+double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                             const ldem_jager_cursor *k)
+{
+    return k->pool_index && pool->force ? pool->force[k->pool_index]
+                                        : hertz(p->pair.cn, k->cell->base);
+}
+
+int ldem_jager_push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
+                         ldem_jager_contact *c, double base, double wx, double wy)
+{
+    uint32_t slot = c->held_top ^ 1; /* the free slot, or the lower held cell's */
+    if (c->nheld == LDEM_JAGER_HELD) { /* which then moves to the pool */
+        uint32_t i = ldem_history_push(pool, c->top);
+        if (!i)
+            return LDEM_ERR_NOMEM;
+        pool->cell[i] = c->held[slot];
+        if (pool->force)
+            pool->force[i] = hertz(p->pair.cn, c->held[slot].base);
+        c->top = i;
+        c->nheld--;
+    }
+    if (!c->nheld) /* an empty hold: the slot is free either way */
+        slot = c->held_top;
+    c->held[slot] = (ldem_history_cell){base, {wx, wy}};
+    c->held_top = slot;
+    c->nheld++;
+    c->length++;
+    return LDEM_OK;
 }
 
 /* The distance t ≥ 0 below a segment's top at which |c + w t| = μ(L + t), i.e. the root of
@@ -71,6 +141,7 @@ void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c)
 {
     ldem_history_clear(pool, c->top);
     c->top = 0;
+    c->nheld = 0;
     c->length = 0;
     c->n = 0;
     c->t[0] = c->t[1] = 0;
@@ -84,38 +155,32 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
     const double limit = p->beta * p->mu, elastic = p->mu * (1 - ELASTIC_MARGIN);
     /* the top's top level is d, whose force is c->n */
     while (c->length >= 2) {
-        uint32_t top = c->top, below = pool->next[top];
-        const double *wt = pool->cell[top].w, *wb = pool->cell[below].w;
+        const ldem_history_cell *top = top_cell(pool, c);
+        ldem_history_cell *below = second_cell(pool, c);
+        const double *wt = top->w, *wb = below->w;
         double dx = wt[0] - wb[0], dy = wt[1] - wb[1];
         if (wb[0] * wb[0] + wb[1] * wb[1] >= elastic * elastic || dx * dx + dy * dy >= limit * limit)
             return;
-        double nt = c->n, nb = base_force(p, pool, top), n0 = base_force(p, pool, below);
+        /* N at below's base: cached only for a pooled cell below a pooled top */
+        double n0 = c->nheld == 0 && pool->force ? pool->force[pool->next[c->top]]
+                    : c->nheld == 1 && pool->force ? pool->force[c->top]
+                                                   : hertz(p->pair.cn, below->base);
+        double nt = c->n, nb = top_base_force(p, pool, c, top);
         double span = nt - n0;
         double w[2] = {(wt[0] * (nt - nb) + wb[0] * (nb - n0)) / span,
                        (wt[1] * (nt - nb) + wb[1] * (nb - n0)) / span};
         /* the merged cell keeps below's base and, once the top is popped, reaches d */
-        pool->cell[below].w[0] = w[0];
-        pool->cell[below].w[1] = w[1];
-        c->top = ldem_history_pop(pool, top);
-        c->length--;
+        below->w[0] = w[0];
+        below->w[1] = w[1];
+        pop_cell(pool, c);
     }
 }
 
-/* Record a new top cell of slope w from level `base` (whose force is `force`) up to d. */
-static inline int push_cell(ldem_history_pool *pool, ldem_jager_contact *c, double base, double force,
-                     double wx, double wy)
+/* Record a new top cell of slope w from level `base` up to d. */
+static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
+                            ldem_jager_contact *c, double base, double wx, double wy)
 {
-    uint32_t i = ldem_history_push(pool, c->top);
-    if (!i)
-        return LDEM_ERR_NOMEM;
-    pool->cell[i].base = base;
-    pool->cell[i].w[0] = wx;
-    pool->cell[i].w[1] = wy;
-    if (pool->force)
-        pool->force[i] = force;
-    c->top = i;
-    c->length++;
-    return LDEM_OK;
+    return ldem_jager_push_cell(p, pool, c, base, wx, wy);
 }
 
 /* The springs that leave the contact while a step unloads it, each holding the displacement
@@ -143,9 +208,9 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
 {
     leaving lv = {.g = {cx / (c->d - d1), cy / (c->d - d1)}, .d0 = c->d};
     double hi = c->d;
-    for (uint32_t i = c->top; i; i = pool->next[i]) {
-        leaving_segment(p, &lv, pool->cell[i].base, hi, pool->cell[i].w);
-        hi = pool->cell[i].base;
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k)) {
+        leaving_segment(p, &lv, k.cell->base, hi, k.cell->w);
+        hi = k.cell->base;
     }
     return lv.sum;
 }
@@ -160,7 +225,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     const bool energy = p->track_energy;
 
     if (!(d1 > 0)) { /* loss of contact (or still apart) */
-        if (energy && c->top)
+        if (energy && c->length)
             c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa *
                              separation_loss(p, pool, c, d1, cx, cy);
         ldem_jager_release(pool, c);
@@ -173,22 +238,21 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         cx *= f;
         cy *= f;
         d0 = 0;
-        if (c->top)
+        if (c->length)
             ldem_jager_release(pool, c);
     }
     const double dd = d1 - d0;
     if (dd == 0 && cx == 0 && cy == 0)
         return LDEM_OK;
     const double root1 = sqrt(d1), n1 = cn * d1 * root1;
-    uint32_t top = c->top;
-    double z = top ? d0 : 0;          /* the top level of `top` */
-    double n_top = top ? c->n : 0;    /* and its force */
+    double z = c->length ? d0 : 0;    /* the top level of the top cell */
+    double n_top = c->length ? c->n : 0; /* and its force */
     double tx = c->t[0], ty = c->t[1];
 
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
         double inv_dd = 1 / dd, wx = cx * inv_dd, wy = cy * inv_dd;
-        if (push_cell(pool, c, z, n_top, wx, wy))
+        if (push_cell(p, pool, c, z, wx, wy))
             goto out_of_memory;
         c->t[0] = tx + wx * (n1 - n_top);
         c->t[1] = ty + wy * (n1 - n_top);
@@ -210,8 +274,9 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         }
         for (;;) {
             /* (the bottom cell's base is 0 < d1: the cut always comes) */
-            double lo = pool->cell[top].base;
-            const double *w = pool->cell[top].w;
+            const ldem_history_cell *top = top_cell(pool, c);
+            double lo = top->base;
+            const double w[2] = {top->w[0], top->w[1]};
             if (lo < d1) { /* the cut: this segment's top is now d1 */
                 if (energy)
                     leaving_segment(p, &lv, d1, z, w);
@@ -223,7 +288,7 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                 z = d1;
                 break;
             }
-            double n_lo = base_force(p, pool, top);
+            double n_lo = top_base_force(p, pool, c, top);
             if (energy)
                 leaving_segment(p, &lv, lo, z, w);
             cx += w[0] * (z - lo);
@@ -232,20 +297,19 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
             ty -= w[1] * (n_top - n_lo);
             n_top = n_lo;
             z = lo;
-            top = ldem_history_pop(pool, top);
-            c->length--;
+            pop_cell(pool, c);
         }
         loss += lv.sum;
     }
-    c->top = top;
     c->d = d1;
     c->n = n1;
 
     double tol = RETRACE_TOLERANCE * mu * d1;
     if (cx * cx + cy * cy <= tol * tol) { /* exact retrace: the stack already says it all */
-        if (top && z < d1) { /* a rising retrace: the top segment now reaches up to d1 */
-            tx += pool->cell[top].w[0] * (n1 - n_top);
-            ty += pool->cell[top].w[1] * (n1 - n_top);
+        if (c->length && z < d1) { /* a rising retrace: the top segment now reaches d1 */
+            const ldem_history_cell *top = top_cell(pool, c);
+            tx += top->w[0] * (n1 - n_top);
+            ty += top->w[1] * (n1 - n_top);
         }
         c->t[0] = tx;
         c->t[1] = ty;
@@ -267,9 +331,10 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         }
     }
     double x_front = 0, n_front = 0; /* the slip front z*: its √(R* z*) and N(z*) */
-    while (top) {
-        double lo = pool->cell[top].base;
-        const double *w = pool->cell[top].w;
+    while (c->length) {
+        const ldem_history_cell *top = top_cell(pool, c);
+        double lo = top->base;
+        const double w[2] = {top->w[0], top->w[1]};
         double len = d1 - z, seg = z - lo;
         /* Does the front pass below this segment? |c + w t| − μ(len + t) never increases with
          * t (|w| ≤ μ), so it does iff the chord at the segment's bottom is still outside the
@@ -304,11 +369,13 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
             }
             x_front = x_top;
             n_front = n_top;
+            if (!c->nheld)
+                hold_top(pool, c);
             break;
         }
         /* The front passes below this segment: it is swallowed. */
-        double root_lo = energy || !pool->force ? sqrt(lo) : 0;
-        double n_lo = pool->force ? pool->force[top] : cn * lo * root_lo;
+        double root_lo = energy || c->nheld || !pool->force ? sqrt(lo) : 0;
+        double n_lo = !c->nheld && pool->force ? pool->force[c->top] : cn * lo * root_lo;
         if (energy)
             ldem__jager_slip_moment(rstar, d1, sr * root_lo, x_top, (double[2]){cx, cy}, w,
                                     moment);
@@ -319,10 +386,8 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
         n_top = n_lo;
         x_top = sr * root_lo;
         z = lo;
-        top = ldem_history_pop(pool, top);
-        c->length--;
+        pop_cell(pool, c);
     }
-    c->top = top;
 
     /* The slipping springs above z* form one cell of slope μ along the chord c. (|c| also
      * equals μ(d1 − z*) by the root's equation, but that is exact only to the root's
@@ -330,14 +395,14 @@ static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     double norm = sqrt(cx * cx + cy * cy);
     if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
         /* a slope-0 cell up to d1 keeps the top level at d and adds no force */
-        if (z < d1 && push_cell(pool, c, z, n_top, 0, 0))
+        if (z < d1 && push_cell(p, pool, c, z, 0, 0))
             goto out_of_memory;
         c->t[0] = tx;
         c->t[1] = ty;
         return LDEM_OK;
     }
     double scale = mu / norm, wx = cx * scale, wy = cy * scale;
-    if (push_cell(pool, c, z, n_top, wx, wy))
+    if (push_cell(p, pool, c, z, wx, wy))
         goto out_of_memory;
     if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
         c->t[0] = wx * n1;
@@ -386,18 +451,18 @@ double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_p
                                 const ldem_jager_contact *c)
 {
     const double scale = p->pair.gstar * p->pair.kappa * p->pair.kappa;
-    return scale * ldem__jager_stack_square(p->pair.rstar, pool, c->top, c->d);
+    return scale * ldem__jager_stack_square(p->pair.rstar, pool, c);
 }
 
 void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
                                  const ldem_jager_contact *c, double t[2])
 {
     t[0] = t[1] = 0;
-    double n_hi = c->top ? hertz(p->pair.cn, c->d) : 0;
-    for (uint32_t i = c->top; i; i = pool->next[i]) {
-        double n_lo = base_force(p, pool, i);
-        t[0] += pool->cell[i].w[0] * (n_hi - n_lo);
-        t[1] += pool->cell[i].w[1] * (n_hi - n_lo);
+    double n_hi = c->length ? hertz(p->pair.cn, c->d) : 0;
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k)) {
+        double n_lo = ldem_jager_cell_force(p, pool, &k);
+        t[0] += k.cell->w[0] * (n_hi - n_lo);
+        t[1] += k.cell->w[1] * (n_hi - n_lo);
         n_hi = n_lo;
     }
 }
@@ -407,10 +472,10 @@ void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_poo
 {
     s_el[0] = s_el[1] = 0;
     double hi = c->d;
-    for (uint32_t i = c->top; i; i = pool->next[i]) {
-        double dz = hi - pool->cell[i].base;
-        s_el[0] += p->pair.kappa * pool->cell[i].w[0] * dz;
-        s_el[1] += p->pair.kappa * pool->cell[i].w[1] * dz;
-        hi = pool->cell[i].base;
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k)) {
+        double dz = hi - k.cell->base;
+        s_el[0] += p->pair.kappa * k.cell->w[0] * dz;
+        s_el[1] += p->pair.kappa * k.cell->w[1] * dz;
+        hi = k.cell->base;
     }
 }

@@ -60,14 +60,14 @@ double ldem__jager_leaving_square(double rstar, double xlo, double xhi, const do
     return sum;
 }
 
-double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top,
-                                double d)
+double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool,
+                                const ldem_jager_contact *c)
 {
     /* Walk down from the top, where U = 0, carrying U at the top of each segment. */
-    double u[2] = {0, 0}, sum = 0, hi = d;
-    for (uint32_t i = top; i; i = pool->next[i]) {
-        double lo = pool->cell[i].base;
-        const double *w = pool->cell[i].w;
+    double u[2] = {0, 0}, sum = 0, hi = c->d;
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k)) {
+        double lo = k.cell->base;
+        const double *w = k.cell->w;
         quadrature q = quadrature_on(rstar, sqrt(rstar * lo), sqrt(rstar * hi));
         for (int k = 0; k < 3; k++) {
             double ux = u[0] + w[0] * (hi - q.z[k]), uy = u[1] + w[1] * (hi - q.z[k]);

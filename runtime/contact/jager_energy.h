@@ -12,7 +12,7 @@
 #ifndef LDEM_CONTACT_JAGER_ENERGY_H
 #define LDEM_CONTACT_JAGER_ENERGY_H
 
-#include "ldem/contact/history.h"
+#include "ldem/contact/jager.h"
 
 /* ∫ (d1 − z) · (p_hi + w (hi − z)) dx over x ∈ (xlo, xhi), hi = xhi²/R*, added to v: the
  * spring trial displacement P(z) on one swallowed segment, weighted by the final slip bound. */
@@ -27,8 +27,8 @@ double ldem__jager_bound_square(double rstar, double d1, double xlo, double x1);
 double ldem__jager_leaving_square(double rstar, double xlo, double xhi, const double u_hi[2],
                                   const double w[2], const double g[2], double d0);
 
-/* ∫ |U(z)|² dx over the whole stack below `top`, whose top level is the approach d. */
-double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool, uint32_t top,
-                                double d);
+/* ∫ |U(z)|² dx over the contact's whole stack, whose top level is the approach d. */
+double ldem__jager_stack_square(double rstar, const ldem_history_pool *pool,
+                                const ldem_jager_contact *c);
 
 #endif

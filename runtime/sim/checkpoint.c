@@ -23,7 +23,7 @@
 #include "ldem/outfile.h"
 #include "sim_internal.h"
 
-#define CKPT_VERSION 2u /* 2: MODL, modes in the static checksum */
+#define CKPT_VERSION 3u /* 2: MODL, modes in the static checksum; 3: held history cells */
 #define CKPT_HEADER_BYTES (152u + 8u * LDEM_HISTORY_SHARDS)
 #define BODY_BYTES (26u * 8u)
 #define WALL_BYTES (13u * 8u)
@@ -246,13 +246,18 @@ static int check_contact_for_save(const ldem_world *w, size_t k, ldem_err *err)
     if (!is_jager(w, c))
         return LDEM_OK;
     const ldem_history_pool *pool = &w->pools[c->shard];
+    const ldem_jager_contact *j = &c->law_state.jager;
+    if (j->nheld > LDEM_JAGER_HELD || j->nheld > j->length)
+        return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
+                            "checkpoint: contact %zu: holds %u history cells of %u", k, j->nheld,
+                            j->length);
     uint32_t cells = 0;
-    for (uint32_t i = c->law_state.jager.top; i; i = pool->next[i]) {
-        if (i >= pool->capacity || cells == c->law_state.jager.length)
+    for (ldem_jager_cursor q = ldem_jager_first(pool, j); q.cell; ldem_jager_next(pool, &q)) {
+        if (q.pool_index >= pool->capacity || cells == j->length)
             return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
                                 "checkpoint: contact %zu: history stack longer than its "
                                 "length %u or outside its pool",
-                                k, c->law_state.jager.length);
+                                k, j->length);
         cells++;
     }
     if (cells != c->law_state.jager.length)
@@ -266,6 +271,12 @@ static int check_contact_for_save(const ldem_world *w, size_t k, ldem_err *err)
 static uint32_t stack_cells(const ldem_world *w, const ldem_contact *c)
 {
     return is_jager(w, c) ? c->law_state.jager.length : 0;
+}
+
+/* How many of them the contact holds itself (ldem/contact/jager.h). */
+static uint32_t held_cells(const ldem_world *w, const ldem_contact *c)
+{
+    return is_jager(w, c) ? c->law_state.jager.nheld : 0;
 }
 
 static int write_header(sink *k, const ldem_world *w, uint64_t nframes)
@@ -382,8 +393,8 @@ static int write_cell(sink *k, const ldem_world *w)
 }
 
 /* The law state as ten doubles: Jäger's seven scalars (the stack follows separately), or the
- * Mindlin view of the whole union for every other law (it covers all its bytes, so whatever
- * a law keeps there comes back bit for bit). */
+ * union's Mindlin view for every other law (whatever such a law keeps in those 80 bytes
+ * comes back bit for bit; Jäger's state, with its held cells, is the union's larger member). */
 static void law_state_values(const ldem_world *w, const ldem_contact *c, double v[10])
 {
     memset(v, 0, 10 * sizeof *v);
@@ -410,7 +421,7 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, i
     uint32_t ncells = stack_cells(w, c);
     put_u32(k, c->i), put_u32(k, c->j), put_u32(k, c->law), put_u32(k, c->shard);
     put_u32(k, (uint32_t)w->laws[c->law].law), put_u32(k, c->npatch);
-    put_u32(k, c->nsprings), put_u32(k, ncells), put_u32(k, ncells);
+    put_u32(k, c->nsprings), put_u32(k, ncells), put_u32(k, held_cells(w, c));
     put_quat(k, c->frame), put_vec3(k, c->normal), put_vec3(k, c->point);
     put_f64(k, c->overlap), put_f64(k, c->r1), put_f64(k, c->r2);
     put_vec3(k, c->fn), put_vec3(k, c->ft), put_vec3(k, c->torque_i), put_vec3(k, c->torque_j);
@@ -427,14 +438,16 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, i
         /* The file lists each cell's top level (and N there), as jager.md does; the pool holds
          * bottom levels: a cell's top is the base of the cell above, the top cell's is d. */
         const ldem_history_pool *pool = &w->pools[c->shard];
+        const ldem_jager_params jp = {.pair = c->pair};
         double z = c->law_state.jager.d, n = c->law_state.jager.n;
-        for (uint32_t i = c->law_state.jager.top; i; i = pool->next[i]) {
-            put_f64(k, z), put_f64(k, pool->cell[i].w[0]);
-            put_f64(k, pool->cell[i].w[1]);
+        for (ldem_jager_cursor q = ldem_jager_first(pool, &c->law_state.jager); q.cell;
+             ldem_jager_next(pool, &q)) {
+            put_f64(k, z), put_f64(k, q.cell->w[0]);
+            put_f64(k, q.cell->w[1]);
             if (nvalues == 4)
                 put_f64(k, n);
-            z = pool->cell[i].base;
-            n = pool->force ? pool->force[i] : 0.0;
+            z = q.cell->base;
+            n = pool->force ? ldem_jager_cell_force(&jp, pool, &q) : 0.0;
         }
     }
     for (uint32_t s = 0; s < c->nsprings; s++) {
@@ -669,7 +682,7 @@ static int check_doubles_section(const ldem_section *s, const char *path, uint64
  * payload, pointed at. */
 typedef struct contact_rec {
     ldem_contact c; /* springs NULL, jager.top 0 */
-    uint32_t law_kind, ncells, length;
+    uint32_t law_kind, ncells, held;
     const unsigned char *cells;
     const unsigned char *springs;
 } contact_rec;
@@ -698,10 +711,13 @@ static int check_indices(payload_cursor *cur, const ldem_world *w, uint64_t k, c
         return cursor_fail(cur, "contact %llu: saved under contact law %u, the scene's is %d",
                            (unsigned long long)k, r->law_kind, w->laws[c->law].law);
     int jager = r->law_kind == LDEM_LAW_HERTZ_JAGER;
-    if (r->ncells != r->length || (!jager && r->ncells))
-        return cursor_fail(cur, "contact %llu: %u history cells for a stack of length %u%s",
-                           (unsigned long long)k, r->ncells, r->length,
-                           jager ? "" : " (only Jäger contacts have a history)");
+    if (!jager && (r->ncells || r->held))
+        return cursor_fail(cur, "contact %llu: %u history cells (%u held) under a law other "
+                           "than Jäger's", (unsigned long long)k, r->ncells, r->held);
+    if (r->held > LDEM_JAGER_HELD || r->held > r->ncells)
+        return cursor_fail(cur, "contact %llu: %u of its %u history cells held in the contact "
+                           "(at most %d)", (unsigned long long)k, r->held, r->ncells,
+                           LDEM_JAGER_HELD);
     return LDEM_OK;
 }
 
@@ -781,7 +797,7 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalu
                            "(fewer contacts than the header announces)",
                            (unsigned long long)k);
     uint32_t *u[] = {&c->i,      &c->j,        &c->law,    &c->shard, &r->law_kind,
-                     &c->npatch, &c->nsprings, &r->ncells, &r->length};
+                     &c->npatch, &c->nsprings, &r->ncells, &r->held};
     for (size_t q = 0; q < sizeof u / sizeof *u; q++)
         read_u32(cur, u[q]);
     if ((rc = check_indices(cur, w, k, r)))
@@ -857,7 +873,7 @@ static int check_contacts(const ldem_section *s, const char *path, const ldem_wo
         int rc = read_contact(&cur, w, h->nvalues, k, &r);
         if (rc)
             return rc;
-        cells[r.c.shard] += r.ncells;
+        cells[r.c.shard] += r.ncells - r.held; /* the pooled ones */
     }
     int rc = cursor_finish(&cur);
     if (rc)
@@ -1029,28 +1045,36 @@ static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
 }
 
 /* Rebuild a Jäger stack from its cells (top to bottom in the file, each with its top level):
- * push bottom first, each cell's base being the top level of the one pushed before. */
+ * the pooled ones bottom first, each cell's base being the top level of the one pushed
+ * before, then the held ones, as the saved contact held them. The forces the file may list
+ * are N at the levels, which the pool recomputes. */
 static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, uint32_t nvalues)
 {
     ldem_history_pool *pool = &w->pools[c->shard];
-    uint32_t top = 0;
-    double base = 0.0, n_base = 0.0;
+    ldem_jager_contact *j = &c->law_state.jager;
+    j->nheld = 0;
+    j->held_top = 0; /* the top in held[0], the next in held[1] */
+    j->top = 0;
+    j->length = 0;
+    double base = 0.0;
     for (uint32_t q = r->ncells; q-- > 0;) {
         const unsigned char *p = r->cells + (size_t)q * 8u * nvalues;
-        uint32_t i = ldem_history_push(pool, top);
-        if (!i)
-            return -1;
-        pool->cell[i].base = base;
-        pool->cell[i].w[0] = ldem_get_f64le(p + 8);
-        pool->cell[i].w[1] = ldem_get_f64le(p + 16);
-        if (pool->force)
-            pool->force[i] = n_base;
+        ldem_history_cell cell = {base, {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)}};
+        if (q < r->held) {
+            j->held[q] = cell;
+            j->nheld++;
+        } else {
+            uint32_t i = ldem_history_push(pool, j->top);
+            if (!i)
+                return -1;
+            pool->cell[i] = cell;
+            if (pool->force)
+                pool->force[i] = ldem_hertz_force(&c->pair, base);
+            j->top = i;
+        }
+        j->length++;
         base = ldem_get_f64le(p);
-        n_base = nvalues == 4 ? ldem_get_f64le(p + 24) : 0.0;
-        top = i;
     }
-    c->law_state.jager.top = top;
-    c->law_state.jager.length = r->ncells;
     return 0;
 }
 

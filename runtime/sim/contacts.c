@@ -527,7 +527,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
         /* still apart: remember the gap so that a first touch inside the next step counts
          * only its in-contact fraction of the tangential move */
         c->overlap = d1;
-        if (law->law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.top)
+        if (law->law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
             c->law_state.jager.d = d1;
         else if (law->law == LDEM_LAW_HERTZ_MINDLIN)
             c->law_state.mindlin.d = d1;

@@ -209,6 +209,10 @@ uint64_t ldem_world_history_cells(const ldem_world *w)
     uint64_t n = 0;
     for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
         n += w->pools[s].live;
+    /* and the top cells the Jäger contacts hold themselves */
+    for (size_t k = 0; k < w->ncontacts; k++)
+        if (w->laws[w->contacts[k].law].law == LDEM_LAW_HERTZ_JAGER)
+            n += w->contacts[k].law_state.jager.nheld;
     return n;
 }
 

@@ -88,21 +88,26 @@ int cf_check_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
 {
     double mu = p->mu;
     if (c->d <= 0) {
-        cr_assert_eq(c->top, 0u, "separated contact must have an empty stack");
+        cr_assert(c->top == 0 && c->nheld == 0, "separated contact must have an empty stack");
         cr_assert_eq(c->length, 0u);
         return 0;
     }
-    cr_assert_neq(c->top, 0u, "contact with d > 0 must have a stack");
+    cr_assert(c->length != 0, "contact with d > 0 must have a stack");
+    cr_assert_leq(c->nheld, (uint32_t)LDEM_JAGER_HELD);
     /* cells hold their bottom level; the top cell's top is the approach d */
     uint32_t count = 0, slip = 0;
     double above = c->d;
-    for (uint32_t i = c->top; i != 0; i = pool->next[i]) {
-        const ldem_history_cell *cell = &pool->cell[i];
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k)) {
+        const ldem_history_cell *cell = k.cell;
         cr_assert_lt(cell->base, above, "levels must increase strictly upwards");
-        if (pool->next[i])
+        if (count + 1 < c->length)
             cr_assert_gt(cell->base, 0.0, "levels must be positive");
         else
             cr_assert_eq(cell->base, 0.0, "the bottom cell must start at level 0");
+        if (k.position < c->nheld)
+            cr_assert_eq(k.pool_index, 0u, "a held cell is not in the pool");
+        else
+            cr_assert_neq(k.pool_index, 0u, "cells below the held ones are in the pool");
         double w = hypot(cell->w[0], cell->w[1]);
         cr_assert_leq(w, mu * (1 + 1e-12), "|w| = %g exceeds mu = %g", w, mu);
         if (w >= mu * (1 - 1e-12))

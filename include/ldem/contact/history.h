@@ -3,9 +3,9 @@
  * Every contact's equivalent load history is a stack of cells, each holding the level at its
  * segment's bottom (the normal approach where the segment starts) and a 2-vector slope
  * w = dT/dN of the segment. All contacts share one pool: cells are linked top-down through
- * `next`, a contact keeps only the index of its top cell, and free cells form a list through
- * the same links. Index 0 is "none" (cell 0 is never used), so a zeroed contact is an empty
- * one.
+ * `next`, a contact keeps only the index of its top pooled cell (a Jäger contact holds its
+ * top two cells itself, ldem/contact/jager.h), and free cells form a list through the same
+ * links. Index 0 is "none" (cell 0 is never used), so a zeroed contact is an empty one.
  *
  * A cell's top level is the bottom level of the cell above it, and the top cell's is the
  * contact's current approach d (jager.md §2: z_n = d). Kuhn's cells hold the top level

@@ -8,9 +8,10 @@
  * and loss of contact. In collinear histories the result is the Mindlin–Deresiewicz /
  * method-of-dimensionality-reduction solution whatever the step size.
  *
- * State: a few doubles per contact plus a stack of history cells in a pool shared by all
- * contacts (ldem/contact/history.h). A contact that is all zeros (ldem_jager_contact_init) is
- * unloaded and not in contact.
+ * State: a few doubles per contact plus a stack of history cells, the top two held in the
+ * contact itself and the rest in a pool shared by all contacts (ldem/contact/history.h; why
+ * the top two: below, at ldem_jager_contact). A contact that is all zeros
+ * (ldem_jager_contact_init) is unloaded and not in contact.
  *
  * Energy (opt-in, params.track_energy, off after ldem_jager_params_init because it doubles the
  * cost of a slip step): the stored tangential elastic energy is the energy
@@ -44,15 +45,42 @@ typedef struct ldem_jager_params {
     bool track_energy;    /* accumulate dissipated work: a Gauss quadrature per slipped leg */
 } ldem_jager_params;
 
+/* The stack's top cells are held in the contact itself, the rest in the pool. A DEM step
+ * almost always swallows the top slip cell and finds its slip front in the cell below, then
+ * pushes a new top: with those two cells in the contact record, which a DEM step streams
+ * anyway, such a step touches no pool memory, where it used to wait on two or three scattered
+ * pool loads (a 4096-sphere cell: −17 % time per step with the exact law,
+ * pipelines/bench/lammps/README.md). The pool is reached only when a step pushes while both
+ * are held (the lower one moves to the pool), walks deeper than the held ones, or lands its
+ * slip front in a pooled cell (which then moves up into the contact). Popping a held cell
+ * moves nothing back from the pool, so `nheld` may be below both 2 and `length`. */
+enum { LDEM_JAGER_HELD = 2 };
+
 typedef struct ldem_jager_contact {
     double d;             /* current approach; ≤ 0 means not in contact */
     double s[2];          /* last total tangential displacement (contact frame) */
     double n;             /* normal force N(d) */
     double t[2];          /* tangential force, same sign as s in virgin loading */
     double dissipated;    /* cumulative frictional work (with track_energy) */
-    uint32_t top;         /* pool index of the top history cell; 0 = empty */
-    uint32_t length;      /* number of cells in the stack */
+    ldem_history_cell held[LDEM_JAGER_HELD]; /* the top nheld cells: the top in
+                                              * held[held_top], the next in the other slot
+                                              * (the force cache covers pooled cells only) */
+    uint32_t nheld;       /* cells held here (0..LDEM_JAGER_HELD) */
+    uint32_t top;         /* pool index of the cell below the held ones; 0 = none */
+    uint32_t length;      /* number of cells in the stack, held and pooled */
+    uint32_t held_top;    /* 0 or 1: a push writes the free slot and flips it, a pop flips
+                           * it back, so held cells never move */
 } ldem_jager_contact;
+
+/* A walk over a contact's cells, top first, without changing them:
+ *   for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell; ldem_jager_next(pool, &k))
+ * k.cell is the cell and k.pool_index its pool index (0 for a cell held in the contact). */
+typedef struct ldem_jager_cursor {
+    const ldem_history_cell *cell;
+    uint32_t pool_index;
+    uint32_t position;    /* 0 for the top */
+    const ldem_jager_contact *contact;
+} ldem_jager_cursor;
 
 /* Check and store the parameters: mu > 0 and finite, 0 ≤ beta ≤ 2. */
 int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, double mu,
@@ -87,6 +115,43 @@ void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_poo
 /* Give the contact's cells back to the pool and reset it to the separated state (the
  * cumulative dissipation is kept). */
 void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c);
+
+/* The top cell of the walk (cell NULL for an empty stack), and the next one down. */
+static inline ldem_jager_cursor ldem_jager_first(const ldem_history_pool *pool,
+                                                 const ldem_jager_contact *c)
+{
+    ldem_jager_cursor k = {NULL, 0, 0, c};
+    if (c->nheld) {
+        k.cell = &c->held[c->held_top];
+    } else if (c->top) {
+        k.pool_index = c->top;
+        k.cell = &pool->cell[c->top];
+    }
+    return k;
+}
+
+static inline void ldem_jager_next(const ldem_history_pool *pool, ldem_jager_cursor *k)
+{
+    const ldem_jager_contact *c = k->contact;
+    uint32_t p = ++k->position;
+    if (p < c->nheld) {
+        k->cell = &c->held[c->held_top ^ p];
+        return;
+    }
+    uint32_t i = p == c->nheld ? c->top : pool->next[k->pool_index];
+    k->pool_index = i;
+    k->cell = i ? &pool->cell[i] : NULL;
+}
+
+/* N at the bottom level of the cell under the cursor: the pool's cached force when it keeps
+ * one for that cell, else computed. */
+double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                             const ldem_jager_cursor *k);
+
+/* Push one cell (bottom level `base`, slope w) above the current top: for restores, which
+ * rebuild a stack bottom first. LDEM_OK, or LDEM_ERR_NOMEM (the stack is then unchanged). */
+int ldem_jager_push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
+                         ldem_jager_contact *c, double base, double wx, double wy);
 
 #ifdef __cplusplus
 }

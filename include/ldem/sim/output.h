@@ -88,7 +88,7 @@ typedef struct ldem_probe_row {
     uint64_t contacts;        /* in touch */
     double mean_history;      /* mean Jäger stack length over Jäger contacts in touch */
     uint64_t history_bytes;   /* memory held by the history pools */
-    uint64_t history_cells;   /* live history cells */
+    uint64_t history_cells;   /* live history cells (pooled and held by the contacts) */
     /* periodic cell only */
     double work_cell;         /* cumulative work of the cell's deformation on the grains */
     double strain[3];         /* logarithmic strain per edge direction, compression + */

@@ -353,7 +353,8 @@ static inline ldem_vec3 ldem_world_body_node(const ldem_world *w, size_t i, uint
 /* Release a contact's history cells and springs (the contact's slot stays). */
 void ldem_contact_release(ldem_world *w, ldem_contact *c);
 
-/* Σ live history cells, Σ bytes held by the pools (capacity × bytes per cell). */
+/* Σ live history cells (pooled, and held in the Jäger contacts themselves), Σ bytes held by
+ * the pools (capacity × bytes per cell; held cells are part of the contact records). */
 uint64_t ldem_world_history_cells(const ldem_world *w);
 uint64_t ldem_world_history_bytes(const ldem_world *w);
 

@@ -15,23 +15,24 @@ static double hertz(double cn, double z)
     return cn * z * sqrt(z);
 }
 
-/* The top cells of the stack before a step: index, bottom level and slope, top first. */
+/* The top cells of the stack before a step: bottom level and slope, top first. (Levels fall
+ * strictly down a stack, so a cell's level tells which one it is.) */
 typedef struct capture {
     uint32_t count;
-    uint32_t index[CAPTURE_DEPTH];
     double base[CAPTURE_DEPTH];
     double w[CAPTURE_DEPTH][2];
 } capture;
 
-static void capture_stack(capture *cap, const ldem_history_pool *pool, uint32_t top)
+static void capture_stack(capture *cap, const ldem_history_pool *pool,
+                          const ldem_jager_contact *c)
 {
     cap->count = 0;
-    for (uint32_t i = top; i && cap->count < CAPTURE_DEPTH; i = pool->next[i]) {
-        uint32_t k = cap->count++;
-        cap->index[k] = i;
-        cap->base[k] = pool->cell[i].base;
-        cap->w[k][0] = pool->cell[i].w[0];
-        cap->w[k][1] = pool->cell[i].w[1];
+    for (ldem_jager_cursor k = ldem_jager_first(pool, c); k.cell && cap->count < CAPTURE_DEPTH;
+         ldem_jager_next(pool, &k)) {
+        uint32_t n = cap->count++;
+        cap->base[n] = k.cell->base;
+        cap->w[n][0] = k.cell->w[0];
+        cap->w[n][1] = k.cell->w[1];
     }
 }
 
@@ -51,15 +52,20 @@ static void classify(chain_step *s, const capture *cap, const ldem_history_pool 
     }
     if (k->length < 2)
         return; /* gross sliding: the stack collapsed to one slip cell */
-    uint32_t landing = pool->next[k->top], m = 0;
-    while (m < cap->count && cap->index[m] != landing)
+    ldem_jager_cursor now = ldem_jager_first(pool, k);
+    const ldem_history_cell *top = now.cell;
+    ldem_jager_next(pool, &now);
+    const ldem_history_cell *landing = now.cell; /* unchanged by the step: find it before */
+    uint32_t m = 0;
+    while (m < cap->count && !(cap->base[m] == landing->base && cap->w[m][0] == landing->w[0] &&
+                               cap->w[m][1] == landing->w[1]))
         m++;
     if (m == cap->count)
         return; /* deeper than captured */
     /* A step that pushed nothing (exact retrace, zero step) leaves an old cell on top: the
      * cell just above the landing one, unchanged. */
-    if (m >= 1 && k->top == cap->index[m - 1] && pool->cell[k->top].base == cap->base[m - 1] &&
-        pool->cell[k->top].w[0] == cap->w[m - 1][0] && pool->cell[k->top].w[1] == cap->w[m - 1][1])
+    if (m >= 1 && top->base == cap->base[m - 1] && top->w[0] == cap->w[m - 1][0] &&
+        top->w[1] == cap->w[m - 1][1])
         return;
     double top_l = m == 0 ? dprev : cap->base[m - 1];
     double z_l = top_l < d1 ? top_l : d1;
@@ -123,7 +129,7 @@ int chain_floor_record(chain_floor *f, const ldem_jager_params *p, size_t n, con
     for (size_t i = 0; i < n && !rc; i++) {
         chain_step *s = &f->step[i];
         double dprev = k.d;
-        capture_stack(cap, &pool, k.top);
+        capture_stack(cap, &pool, &k);
         s->d1 = d[i];
         s->c[0] = ds[i][0] / p->pair.kappa; /* as ldem_jager_step scales them */
         s->c[1] = ds[i][1] / p->pair.kappa;
@@ -132,10 +138,11 @@ int chain_floor_record(chain_floor *f, const ldem_jager_params *p, size_t n, con
             break;
         }
         chain_outcome *o = &f->law[i];
-        if (k.top) {
-            o->w[0] = pool.cell[k.top].w[0];
-            o->w[1] = pool.cell[k.top].w[1];
-            o->base = pool.cell[k.top].base;
+        const ldem_history_cell *top = ldem_jager_first(&pool, &k).cell;
+        if (top) {
+            o->w[0] = top->w[0];
+            o->w[1] = top->w[1];
+            o->base = top->base;
             o->n_base = hertz(f->cn, o->base);
         }
         o->t[0] = k.t[0];
