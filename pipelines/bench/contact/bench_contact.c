@@ -13,9 +13,10 @@
  * across runs, so after the first run no run allocates.
  *
  * Untimed, once per configuration: stack length statistics (mean over the steps, max), bytes a
- * contact needs (mean length × pool bytes per cell + sizeof the contact struct), T against the
- * exact law (max and rms of |ΔT|/(μN)), and for the exact law the carried T against the sum
- * over the stack (jager.md §3: they agree to ~1e-14 μN).
+ * contact needs (mean pooled cells × pool bytes per cell + sizeof the contact struct, which
+ * holds the top cells), T against the exact law (max and rms of |ΔT|/(μN)), and for the
+ * exact law the carried T against the sum over the stack (jager.md §3: they agree to
+ * ~1e-14 μN).
  *
  * Also timed in the same rounds: the chain floor (chain_floor.h), the exact law's serial
  * step-to-step arithmetic alone, replayed from constants recorded in an untimed run of the law,
@@ -160,7 +161,7 @@ static double replay(config *c, const history *h)
 static void statistics(config *c, const history *h, double (*t_out)[2],
                        double (*t_ref)[2])
 {
-    double len_sum = 0, e_max = 0, e_sq = 0, stack_err = 0;
+    double len_sum = 0, pooled_sum = 0, e_max = 0, e_sq = 0, stack_err = 0;
     uint32_t len_max = 0;
     size_t counted = 0;
     if (c->jager) {
@@ -170,6 +171,7 @@ static void statistics(config *c, const history *h, double (*t_out)[2],
             if (ldem_jager_step(&c->jp, &c->pool, &k, h->d[i], h->ds[i]) != LDEM_OK)
                 die("ldem_jager_step failed (out of memory)");
             len_sum += k.length;
+            pooled_sum += k.length - k.nheld; /* the held ones are in the contact struct */
             if (k.length > len_max)
                 len_max = k.length;
             double mun = c->jp.mu * k.n;
@@ -194,7 +196,8 @@ static void statistics(config *c, const history *h, double (*t_out)[2],
         c->bytes_per_cell = (double)ldem_history_pool_bytes_per_cell(&c->pool);
         c->mean_len = len_sum / (double)h->n;
         c->max_len = len_max;
-        c->bytes_per_contact = c->mean_len * c->bytes_per_cell + sizeof(ldem_jager_contact);
+        c->bytes_per_contact = pooled_sum / (double)h->n * c->bytes_per_cell +
+                               sizeof(ldem_jager_contact);
     } else {
         ldem_mindlin_contact k;
         ldem_mindlin_contact_init(&k);
@@ -411,8 +414,8 @@ int main(int argc, char **argv)
                     c->bytes_per_contact, c->err_max, c->err_rms);
     }
     printf("\nT err: |T - T_exact|/(mu N) over the steps, against the exact law (jager, beta 0)."
-           "\nbytes/ctc = mean length x bytes/cell + sizeof the contact struct (%zu jager, %zu "
-           "mindlin)\n", sizeof(ldem_jager_contact), sizeof(ldem_mindlin_contact));
+           "\nbytes/ctc = mean pooled cells x bytes/cell + sizeof the contact struct (%zu jager, "
+           "holding the top %d cells; %zu mindlin)\n", sizeof(ldem_jager_contact), LDEM_JAGER_HELD, sizeof(ldem_mindlin_contact));
     printf("exact law: carried T vs the sum over the stack, max %.1e mu N\n",
            cfg[IDX_DEFAULT].stack_err);
     {
