@@ -101,8 +101,10 @@ double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool
                                         : hertz(p->pair.cn, k->cell->base);
 }
 
-int ldem_jager_push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
-                         ldem_jager_contact *c, double base, double wx, double wy)
+/* Record a new top cell of slope w from level `base` up to d. LDEM_OK, or LDEM_ERR_NOMEM (the
+ * stack is then unchanged). */
+static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
+                            ldem_jager_contact *c, double base, double wx, double wy)
 {
     uint32_t slot = c->held_top ^ 1; /* the free slot, or the lower held cell's */
     if (c->nheld == LDEM_JAGER_HELD) { /* which then moves to the pool */
@@ -161,11 +163,10 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
         double dx = wt[0] - wb[0], dy = wt[1] - wb[1];
         if (wb[0] * wb[0] + wb[1] * wb[1] >= elastic * elastic || dx * dx + dy * dy >= limit * limit)
             return;
-        /* N at below's base: cached only for a pooled cell below a pooled top */
-        double n0 = c->nheld == 0 && pool->force ? pool->force[pool->next[c->top]]
-                    : c->nheld == 1 && pool->force ? pool->force[c->top]
-                                                   : hertz(p->pair.cn, below->base);
-        double nt = c->n, nb = top_base_force(p, pool, c, top);
+        ldem_jager_cursor k = ldem_jager_first(pool, c);
+        double nb = ldem_jager_cell_force(p, pool, &k); /* N at the top's and below's bases */
+        ldem_jager_next(pool, &k);
+        double nt = c->n, n0 = ldem_jager_cell_force(p, pool, &k);
         double span = nt - n0;
         double w[2] = {(wt[0] * (nt - nb) + wb[0] * (nb - n0)) / span,
                        (wt[1] * (nt - nb) + wb[1] * (nb - n0)) / span};
@@ -174,13 +175,6 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
         below->w[1] = w[1];
         pop_cell(pool, c);
     }
-}
-
-/* Record a new top cell of slope w from level `base` up to d. */
-static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
-                            ldem_jager_contact *c, double base, double wx, double wy)
-{
-    return ldem_jager_push_cell(p, pool, c, base, wx, wy);
 }
 
 /* The springs that leave the contact while a step unloads it, each holding the displacement

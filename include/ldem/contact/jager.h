@@ -148,11 +148,6 @@ static inline void ldem_jager_next(const ldem_history_pool *pool, ldem_jager_cur
 double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool *pool,
                              const ldem_jager_cursor *k);
 
-/* Push one cell (bottom level `base`, slope w) above the current top: for restores, which
- * rebuild a stack bottom first. LDEM_OK, or LDEM_ERR_NOMEM (the stack is then unchanged). */
-int ldem_jager_push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
-                         ldem_jager_contact *c, double base, double wx, double wy);
-
 #ifdef __cplusplus
 }
 #endif
