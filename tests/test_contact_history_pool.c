@@ -1,8 +1,9 @@
 /* Unit tests of the shared history-cell pool (ldem/contact/history.h): push/pop/clear
  * bookkeeping and free-list reuse, growth far beyond the initial capacity, compaction of
  * several stacks (values, order and contiguity preserved, heads rewritten, memory released,
- * misuse refused), the cell size, and that contacts sharing one pool do not disturb each
- * other. */
+ * misuse refused), the cell size, that contacts sharing one pool do not disturb each
+ * other, and that the two cells a Jäger contact holds keep its one-for-one steps off the
+ * pool. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -429,4 +430,52 @@ Test(history_pool, contacts_sharing_a_pool_do_not_interact)
     }
     cr_log_info("force cache vs recomputed N(z): max |dT| %.2g muN", worst);
     cr_assert_leq(worst, 1e-13, "cached vs recomputed N: %g muN", worst);
+}
+
+/* The two top cells a Jäger contact holds itself (ldem/contact/jager.h). Cattaneo loading at
+ * constant d after a normal loading in small steps: each tangential step swallows the slip
+ * cell on top and lands its front in the elastic cell below, then pushes a new slip cell. Such
+ * a step (one cell popped, one pushed) must leave the pool untouched, which is what keeps a
+ * DEM step off the pool's scattered memory; and when the front crosses into a pooled cell, that
+ * cell moves up, so that the next steps find both again. */
+Test(history_pool, held_cells_keep_one_for_one_steps_off_the_pool)
+{
+    ldem_jager_params p;
+    cf_params(&CF_GLASS, 0.0, false, &p);
+    ldem_history_pool pool;
+    cf_pool(&pool, 16, false);
+    ldem_jager_contact c;
+    ldem_jager_contact_init(&c);
+    const double d = 1e-6;
+    const int normal_steps = 40;
+    for (int i = 1; i <= normal_steps; i++) /* 40 elastic cells of slope 0 */
+        cr_assert_eq(ldem_jager_move_to(&p, &pool, &c, d * i / normal_steps,
+                                        (double[2]){0, 0}), LDEM_OK);
+    cr_assert_eq(c.length, (uint32_t)normal_steps);
+    cr_assert_eq(c.nheld, 2u);
+    cr_assert_eq(pool.live, (uint32_t)normal_steps - 2);
+
+    /* Tangential steps up to half the sliding distance, in 400 pieces along x. */
+    const double s_slide = p.mu * p.pair.kappa * d, ds = 0.5 * s_slide / 400;
+    uint32_t quiet = 0, moved_up = 0;
+    for (int i = 1; i <= 400; i++) {
+        uint32_t len0 = c.length, live0 = pool.live, free0 = pool.free_head, nheld0 = c.nheld;
+        cr_assert_eq(ldem_jager_move_to(&p, &pool, &c, d, (double[2]){ds * i, 0}), LDEM_OK);
+        cf_check_stack(&p, &pool, &c, 1e-12);
+        cr_assert_eq(pool.live + c.nheld, c.length, "state %d: cells lost or doubled", i);
+        if (i > 1 && c.length == len0 && nheld0 == 2) {
+            cr_assert(pool.live == live0 && pool.free_head == free0,
+                      "state %d: a one-for-one step touched the pool", i);
+            quiet++;
+        }
+        if (c.length < len0 && c.nheld == 2 && nheld0 == 2)
+            moved_up++; /* the front crossed into a pooled cell, which moved up */
+    }
+    cr_log_info("%u one-for-one steps off the pool, %u crossings into pooled cells", quiet,
+                moved_up);
+    cr_assert_geq(quiet, 200u, "only %u of 400 steps were one-for-one", quiet);
+    cr_assert_geq(moved_up, 5u, "the front crossed into pooled cells only %u times", moved_up);
+    ldem_jager_release(&pool, &c);
+    cr_assert_eq(pool.live, 0u);
+    ldem_history_pool_free(&pool);
 }
