@@ -1,0 +1,46 @@
+/* Private to runtime/sim: what checkpoint_save.c writes and checkpoint_load.c reads
+ * (docs/checkpoint.md has the byte layout): the format's constants, the static description's
+ * checksum, and the periodic cell's matrices in file order. */
+#ifndef LDEM_SIM_CHECKPOINT_FORMAT_H
+#define LDEM_SIM_CHECKPOINT_FORMAT_H
+
+#include <stdint.h>
+
+#include "ldem/sim/world.h"
+
+#define CKPT_VERSION 3u /* 2: MODL, modes in the static checksum; 3: held history cells */
+#define CKPT_HEADER_BYTES (152u + 8u * LDEM_HISTORY_SHARDS)
+#define BODY_BYTES (26u * 8u)
+#define WALL_BYTES (13u * 8u)
+#define CONTACT_FIXED_BYTES (9u * 4u + 37u * 8u + 10u * 8u)
+#define SPRING_BYTES (4u + 3u * 8u)
+/* has_list bits */
+#define LIST_BODIES 1u
+#define LIST_WALLS 2u
+
+/* Deformable grains (optional section MODL): the bodies' radii at the last list build, then
+ * per modal DOF ε, ε̇, ε_prev, Q, F_int, f_total. Deformed nodes and grown radii follow from
+ * ε and are recomputed on restore. */
+#define MODAL_VALUES 6u
+
+/* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
+ * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
+ * stiffnesses, the cell's work and the servo's three accumulated rates. The contacts' images
+ * are not stored: they follow from the positions (ldem_cell_min_image) as long as every
+ * candidate is closer than half a cell, which the broad phase guarantees. Files written
+ * before the servo had an integral term end after the work; they load with zero
+ * accumulated rates, which is what their runs had. */
+#define CELL_MATRICES 7u
+#define CELL_VALUES_BEFORE_INTEGRAL (9u * CELL_MATRICES + 4u)
+#define CELL_VALUES (CELL_VALUES_BEFORE_INTEGRAL + 3u)
+
+/* The checksum of the scene's static description that a checkpoint must match. */
+uint64_t ldem__checkpoint_static_checksum(const ldem_world *w);
+
+/* Values per history cell in this run's files: 3, or 4 when the pools cache N(z). */
+int ldem__checkpoint_cell_values(const ldem_world *w);
+
+/* The CELL section's k-th matrix (k < CELL_MATRICES) in file order. */
+const ldem_mat3 *ldem__checkpoint_cell_matrix(const ldem_world *w, unsigned k);
+
+#endif

@@ -1,0 +1,747 @@
+/* Checkpoints, loading (ldem/sim/checkpoint.h; the byte layout is in docs/checkpoint.md;
+ * saving is in checkpoint_save.c). The bundle is read whole and every section validated
+ * completely — counts against the world, lengths, finite values, history cells — before the
+ * world is touched, so a bad file leaves the world as it was. Jäger stacks are rebuilt from
+ * their values: the pooled cells bottom first in each contact's pool, the held ones back in
+ * the contact; the pools get back their capacity and peak, so memory probes and compaction
+ * decisions continue unchanged. */
+#include "ldem/sim/checkpoint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../formats/payload.h"
+#include "checkpoint_format.h"
+#include "ldem/bundle.h"
+#include "ldem/bytes.h"
+#include "sim_internal.h"
+
+/* ---- validation ---- */
+
+/* What the header says, kept for the other sections' checks and for the restore. */
+typedef struct header {
+    uint32_t nvalues;
+    uint64_t nbodies, nwalls, ncontacts, nmaterials, nshapes, nframes;
+    uint64_t step, list_builds, checksum;
+    double t, dt, skin, e_initial, potential0, work_walls, work_damping, released;
+    uint32_t has_list;
+    uint32_t capacity[LDEM_HISTORY_SHARDS], peak[LDEM_HISTORY_SHARDS];
+} header;
+
+static int read_u32(payload_cursor *c, uint32_t *v)
+{
+    return cursor_u32(c, v);
+}
+
+static int read_f64s(payload_cursor *c, double *v, size_t n, const char *what)
+{
+    int rc = cursor_need(c, n, 8, what);
+    for (size_t i = 0; !rc && i < n; i++) {
+        rc = cursor_f64(c, &v[i]);
+        if (!rc && !isfinite(v[i]))
+            return cursor_fail(c, "%s: value %zu is %g (expected finite)", what, i, v[i]);
+    }
+    return rc;
+}
+
+static int count_matches(payload_cursor *c, const char *what, uint64_t in_file, size_t in_world)
+{
+    if (in_file == in_world)
+        return LDEM_OK;
+    return cursor_fail(c,
+                       "the checkpoint has %llu %s but the scene has %zu: it was written "
+                       "for a different scene",
+                       (unsigned long long)in_file, what, in_world);
+}
+
+static int parse_header(const ldem_section *s, const char *path, const ldem_world *w, header *h,
+                        ldem_err *err)
+{
+    payload_cursor c;
+    cursor_init(&c, s, path, err);
+    uint32_t version = 0, reserved = 0;
+    int rc = read_u32(&c, &version);
+    if (!rc && version != CKPT_VERSION)
+        return cursor_fail(&c, "checkpoint version %u (this build reads %u)", version,
+                           CKPT_VERSION);
+    if (!rc)
+        rc = cursor_need(&c, 1, CKPT_HEADER_BYTES - 4, "header");
+    if (rc)
+        return rc;
+    read_u32(&c, &h->nvalues);
+    uint64_t *counts[] = {&h->nbodies, &h->nwalls, &h->ncontacts,   &h->nmaterials, &h->nshapes,
+                          &h->nframes, &h->step,   &h->list_builds, &h->checksum};
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+        cursor_u64(&c, counts[k]);
+    double v[8];
+    rc = read_f64s(&c, v, 8, "time, step and energy accumulators");
+    if (rc)
+        return rc;
+    h->t = v[0], h->dt = v[1], h->skin = v[2], h->e_initial = v[3], h->potential0 = v[4];
+    h->work_walls = v[5], h->work_damping = v[6], h->released = v[7];
+    read_u32(&c, &h->has_list);
+    read_u32(&c, &reserved);
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++)
+        read_u32(&c, &h->capacity[q]), read_u32(&c, &h->peak[q]);
+    if ((rc = cursor_finish(&c)))
+        return rc;
+    c.pos = 4;
+    if (h->nvalues != (uint32_t)ldem__checkpoint_cell_values(w))
+        return cursor_fail(&c, "history cells carry %u values but this run's pools keep %d",
+                           h->nvalues, ldem__checkpoint_cell_values(w));
+    if (h->has_list & ~(LIST_BODIES | LIST_WALLS) || reserved)
+        return cursor_fail(&c, "unknown flags 0x%x / reserved field %u (expected 0)",
+                           h->has_list & ~(LIST_BODIES | LIST_WALLS), reserved);
+    if ((rc = count_matches(&c, "bodies", h->nbodies, w->bodies.count)) ||
+        (rc = count_matches(&c, "walls", h->nwalls, w->nwalls)) ||
+        (rc = count_matches(&c, "materials", h->nmaterials, w->nmaterials)) ||
+        (rc = count_matches(&c, "shapes", h->nshapes, w->nshapes)))
+        return rc;
+    uint64_t mine = ldem__checkpoint_static_checksum(w);
+    if (h->checksum != mine)
+        return cursor_fail(&c,
+                           "static description checksum %016llx, this scene's %016llx: "
+                           "the checkpoint was written for a different scene (materials, "
+                           "contact laws, shapes, body kinds, masses or wall geometry "
+                           "differ)",
+                           (unsigned long long)h->checksum, (unsigned long long)mine);
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++) {
+        /* Pools start small (or at the scene's initial size) and only double when full, so
+         * their capacity never exceeds twice the peak: a larger one is damage, not a reason
+         * to allocate gigabytes. */
+        uint64_t most = 2 * ((uint64_t)h->peak[q] + 1);
+        if (most < w->pools[q].capacity)
+            most = w->pools[q].capacity;
+        if ((h->capacity[q] != 0 && h->capacity[q] < 16) ||
+            (h->capacity[q] > 16 && h->capacity[q] > most))
+            return cursor_fail(&c,
+                               "history pool %u: capacity %u with peak %u (expected 0, or "
+                               "16 to twice the peak)",
+                               q, h->capacity[q], h->peak[q]);
+    }
+    return LDEM_OK;
+}
+
+/* A fixed-size section: exactly `count` records of `bytes`, all finite doubles. */
+static int check_doubles_section(const ldem_section *s, const char *path, uint64_t count,
+                                 uint64_t doubles_each, const char *what, const char *plural,
+                                 ldem_err *err)
+{
+    payload_cursor c;
+    cursor_init(&c, s, path, err);
+    uint64_t values, bytes;
+    if (!mul_u64(count, doubles_each, &values) || !mul_u64(values, 8, &bytes))
+        return cursor_fail(&c, "%llu %s: more than any file holds", (unsigned long long)count,
+                           plural);
+    if (s->length != bytes)
+        return cursor_fail(&c, "%llu bytes for %llu %s (expected %llu)",
+                           (unsigned long long)s->length, (unsigned long long)count, plural,
+                           (unsigned long long)bytes);
+    for (uint64_t i = 0; i < values; i++) {
+        double v = ldem_get_f64le(s->data + 8 * i);
+        if (!isfinite(v)) {
+            c.pos = 8 * i;
+            return cursor_fail(&c, "%s %llu: value %llu is %g (expected finite)", what,
+                               (unsigned long long)(i / doubles_each),
+                               (unsigned long long)(i % doubles_each), v);
+        }
+    }
+    return LDEM_OK;
+}
+
+/* One contact record as read (and checked) from CONT; the cells and springs stay in the
+ * payload, pointed at. */
+typedef struct contact_rec {
+    ldem_contact c; /* springs NULL, jager.top 0 */
+    uint32_t law_kind, ncells, held;
+    const unsigned char *cells;
+    const unsigned char *springs;
+} contact_rec;
+
+static int check_indices(payload_cursor *cur, const ldem_world *w, uint64_t k, const contact_rec *r)
+{
+    const ldem_contact *c = &r->c;
+    if (c->i >= w->bodies.count)
+        return cursor_fail(cur, "contact %llu: body %u out of range (%zu bodies)",
+                           (unsigned long long)k, c->i, w->bodies.count);
+    if (c->j & LDEM_WALL_BIT) {
+        if ((c->j & ~LDEM_WALL_BIT) >= w->nwalls)
+            return cursor_fail(cur, "contact %llu: wall %u out of range (%zu walls)",
+                               (unsigned long long)k, c->j & ~LDEM_WALL_BIT, w->nwalls);
+    } else if (c->j >= w->bodies.count || c->j <= c->i) {
+        return cursor_fail(cur, "contact %llu: body pair (%u, %u) (expected i < j < %zu)",
+                           (unsigned long long)k, c->i, c->j, w->bodies.count);
+    }
+    if (c->law >= w->nmaterials * w->nmaterials)
+        return cursor_fail(cur, "contact %llu: law %u out of range (%zu)", (unsigned long long)k,
+                           c->law, w->nmaterials * w->nmaterials);
+    if (c->shard >= LDEM_HISTORY_SHARDS)
+        return cursor_fail(cur, "contact %llu: history pool %u out of range (%u)",
+                           (unsigned long long)k, c->shard, LDEM_HISTORY_SHARDS);
+    if (r->law_kind != (uint32_t)w->laws[c->law].law)
+        return cursor_fail(cur, "contact %llu: saved under contact law %u, the scene's is %d",
+                           (unsigned long long)k, r->law_kind, w->laws[c->law].law);
+    int jager = r->law_kind == LDEM_LAW_HERTZ_JAGER;
+    if (!jager && (r->ncells || r->held))
+        return cursor_fail(cur, "contact %llu: %u history cells (%u held) under a law other "
+                           "than Jäger's", (unsigned long long)k, r->ncells, r->held);
+    if (r->held > LDEM_JAGER_HELD || r->held > r->ncells)
+        return cursor_fail(cur, "contact %llu: %u of its %u history cells held in the contact "
+                           "(at most %d)", (unsigned long long)k, r->held, r->ncells,
+                           LDEM_JAGER_HELD);
+    return LDEM_OK;
+}
+
+static void set_law_state(ldem_contact *c, uint32_t law_kind, const double v[10])
+{
+    if (law_kind == LDEM_LAW_HERTZ_JAGER) {
+        ldem_jager_contact *j = &c->law_state.jager;
+        j->d = v[0], j->s[0] = v[1], j->s[1] = v[2], j->n = v[3], j->t[0] = v[4];
+        j->t[1] = v[5], j->dissipated = v[6];
+    } else {
+        ldem_mindlin_contact *m = &c->law_state.mindlin;
+        m->d = v[0], m->s[0] = v[1], m->s[1] = v[2], m->xi[0] = v[3], m->xi[1] = v[4];
+        m->a = v[5], m->n = v[6], m->t[0] = v[7], m->t[1] = v[8], m->dissipated = v[9];
+    }
+}
+
+/* "contact K: what", for messages. */
+static const char *label(char *buf, size_t size, uint64_t k, const char *what)
+{
+    snprintf(buf, size, "contact %llu: %.48s", (unsigned long long)k, what);
+    return buf;
+}
+
+/* The reads of contact k's fields. Each names its field "contact K: field" in a message,
+ * formatting the name only when the read fails: a restart reads every contact, and
+ * formatting a dozen names per contact up front was three quarters of a restart's time. */
+static int contact_need(payload_cursor *c, uint64_t k, const char *field, uint64_t n,
+                        uint64_t width)
+{
+    if (width && n <= (c->len - c->pos) / width)
+        return LDEM_OK;
+    char what[96];
+    return cursor_need(c, n, width, label(what, sizeof what, k, field));
+}
+
+static int contact_f64s(payload_cursor *c, uint64_t k, const char *field, double *v, size_t n)
+{
+    if (n <= (c->len - c->pos) / 8) {
+        const unsigned char *at = c->p + c->pos;
+        size_t i = 0;
+        while (i < n && isfinite(v[i] = ldem_get_f64le(at + 8 * i)))
+            i++;
+        if (i == n) {
+            c->pos += 8 * n;
+            return LDEM_OK;
+        }
+    }
+    char what[96]; /* short or not finite: read_f64s says which, as before */
+    return read_f64s(c, v, n, label(what, sizeof what, k, field));
+}
+
+static int contact_vec3(payload_cursor *c, uint64_t k, const char *field, ldem_vec3 *v)
+{
+    double a[3];
+    int rc = contact_f64s(c, k, field, a, 3);
+    if (!rc)
+        *v = ldem_vec3_make(a[0], a[1], a[2]);
+    return rc;
+}
+
+static void set_pair(ldem_elastic_pair *p, const double v[10])
+{
+    p->E = v[0], p->nu = v[1], p->R1 = v[2], p->R2 = v[3], p->rstar = v[4];
+    p->sqrt_rstar = v[5], p->estar = v[6], p->gstar = v[7], p->kappa = v[8], p->cn = v[9];
+}
+
+/* Read and check one contact record; leaves the cursor after it. */
+static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalues, uint64_t k,
+                        contact_rec *r)
+{
+    memset(r, 0, sizeof *r);
+    ldem_contact *c = &r->c;
+    int rc = cursor_need(cur, 1, CONTACT_FIXED_BYTES, "contact record");
+    if (rc)
+        return cursor_fail(cur,
+                           "contact %llu: the section ends inside or before this record "
+                           "(fewer contacts than the header announces)",
+                           (unsigned long long)k);
+    uint32_t *u[] = {&c->i,      &c->j,        &c->law,    &c->shard, &r->law_kind,
+                     &c->npatch, &c->nsprings, &r->ncells, &r->held};
+    for (size_t q = 0; q < sizeof u / sizeof *u; q++)
+        read_u32(cur, u[q]);
+    if ((rc = check_indices(cur, w, k, r)))
+        return rc;
+    double f[4];
+    if ((rc = contact_f64s(cur, k, "frame", f, 4)))
+        return rc;
+    c->frame = (ldem_quat){f[0], f[1], f[2], f[3]};
+    if ((rc = contact_vec3(cur, k, "normal", &c->normal)) ||
+        (rc = contact_vec3(cur, k, "point", &c->point)) ||
+        (rc = contact_f64s(cur, k, "overlap", &c->overlap, 1)))
+        return rc;
+    cursor_f64(cur, &c->r1);
+    cursor_f64(cur, &c->r2);
+    if (isnan(c->r1) || isnan(c->r2))
+        return cursor_fail(cur, "contact %llu: radius of curvature is NaN", (unsigned long long)k);
+    double v[10];
+    if ((rc = contact_vec3(cur, k, "normal force", &c->fn)) ||
+        (rc = contact_vec3(cur, k, "tangential force", &c->ft)) ||
+        (rc = contact_vec3(cur, k, "torque on i", &c->torque_i)) ||
+        (rc = contact_vec3(cur, k, "torque on j", &c->torque_j)))
+        return rc;
+    /* The cached Hertz constants: R2 (hence some constants) may be infinite for a flat. */
+    for (int q = 0; q < 10; q++) {
+        cursor_f64(cur, &v[q]);
+        if (isnan(v[q]))
+            return cursor_fail(cur, "contact %llu: Hertz constant %d is NaN", (unsigned long long)k,
+                               q);
+    }
+    set_pair(&c->pair, v);
+    if ((rc = contact_f64s(cur, k, "stored energy", &c->stored_normal, 1)) ||
+        (rc = contact_f64s(cur, k, "dissipated work", &c->dissipated, 1)) ||
+        (rc = contact_f64s(cur, k, "law state", v, 10)))
+        return rc;
+    set_law_state(c, r->law_kind, v);
+    if ((rc = contact_need(cur, k, "history cells", r->ncells, 8u * nvalues)))
+        return rc;
+    r->cells = cur->p + cur->pos;
+    double cell[4];
+    /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
+     * must fall strictly from d down to above 0 for the stack to mean what the file says. */
+    double above = r->ncells ? c->law_state.jager.d : 0.0;
+    for (uint32_t q = 0; q < r->ncells; q++) {
+        if ((rc = contact_f64s(cur, k, "history cell", cell, nvalues)))
+            return rc;
+        if (q == 0 ? cell[0] != above : !(cell[0] < above) || !(cell[0] > 0.0))
+            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
+                               "must fall from the approach %.17g down to above 0",
+                               (unsigned long long)k, q, cell[0], c->law_state.jager.d);
+        above = cell[0];
+    }
+    if ((rc = contact_need(cur, k, "linear-law springs", c->nsprings, SPRING_BYTES)))
+        return rc;
+    r->springs = cur->p + cur->pos;
+    for (uint32_t q = 0; q < c->nsprings; q++) {
+        uint32_t key;
+        read_u32(cur, &key);
+        if ((rc = contact_f64s(cur, k, "spring displacement", cell, 3)))
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+/* The whole CONT section; counts the cells each pool will hold. */
+static int check_contacts(const ldem_section *s, const char *path, const ldem_world *w,
+                          const header *h, ldem_err *err)
+{
+    payload_cursor cur;
+    cursor_init(&cur, s, path, err);
+    uint64_t cells[LDEM_HISTORY_SHARDS] = {0};
+    for (uint64_t k = 0; k < h->ncontacts; k++) {
+        contact_rec r;
+        int rc = read_contact(&cur, w, h->nvalues, k, &r);
+        if (rc)
+            return rc;
+        cells[r.c.shard] += r.ncells - r.held; /* the pooled ones */
+    }
+    int rc = cursor_finish(&cur);
+    if (rc)
+        return rc;
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++) {
+        uint64_t room = h->capacity[q] ? h->capacity[q] - 1u : 0;
+        if (cells[q] > room && !(h->capacity[q] == 0 && cells[q] == 0))
+            return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                                "history pool %u: the contacts hold %llu cells but the pool "
+                                "had room for %llu",
+                                q, (unsigned long long)cells[q], (unsigned long long)room);
+    }
+    return LDEM_OK;
+}
+
+typedef struct sections {
+    const ldem_section *ckpt, *bods, *wals, *list, *cont, *frms;
+    const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
+    const ldem_section *cell; /* present exactly when the scene has a periodic cell */
+} sections;
+
+static int find_sections(const ldem_bundle *b, const char *path, sections *s, ldem_err *err)
+{
+    struct {
+        const char *tag;
+        const ldem_section **at;
+    } want[] = {{"CKPT", &s->ckpt}, {"BODS", &s->bods}, {"WALS", &s->wals},
+                {"LIST", &s->list}, {"CONT", &s->cont}, {"FRMS", &s->frms}};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        *want[k].at = ldem_bundle_find(b, want[k].tag);
+        if (!*want[k].at)
+            return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                                k == 0 ? "not a demrun checkpoint: no '%s' section"
+                                       : "damaged checkpoint: no '%s' section",
+                                want[k].tag);
+    }
+    s->modl = ldem_bundle_find(b, "MODL");
+    s->cell = ldem_bundle_find(b, "CELL");
+    return LDEM_OK;
+}
+
+static int validate(const sections *s, const char *path, const ldem_world *w, header *h,
+                    ldem_err *err)
+{
+    int rc = parse_header(s->ckpt, path, w, h, err);
+    if (!rc)
+        rc =
+            check_doubles_section(s->bods, path, h->nbodies, BODY_BYTES / 8, "body", "bodies", err);
+    if (!rc)
+        rc = check_doubles_section(s->wals, path, h->nwalls, WALL_BYTES / 8, "wall", "walls", err);
+    if (!rc) {
+        uint64_t n = (h->has_list & LIST_BODIES ? h->nbodies : 0) +
+                     (h->has_list & LIST_WALLS ? h->nwalls : 0);
+        rc = check_doubles_section(s->list, path, n, 3, "list reference position",
+                                   "list reference positions", err);
+    }
+    if (!rc)
+        rc = check_contacts(s->cont, path, w, h, err);
+    if (!rc)
+        rc = check_doubles_section(s->frms, path, h->nframes, 1, "frame time", "frame times", err);
+    if (!rc && !s->modl && w->modal.ndof)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                          "damaged checkpoint: no 'MODL' section for the %zu modal amplitudes of "
+                          "this scene's deformable grains", w->modal.ndof);
+    if (!rc && s->modl) {
+        uint64_t with_radii = h->nbodies + MODAL_VALUES * w->modal.ndof;
+        uint64_t values = s->modl->length / 8;
+        if (s->modl->length % 8 || (values != with_radii && values != MODAL_VALUES * w->modal.ndof))
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                              "damaged checkpoint: 'MODL' holds %llu bytes, this scene's %zu "
+                              "modal amplitudes need %llu",
+                              (unsigned long long)s->modl->length, w->modal.ndof,
+                              (unsigned long long)(8 * with_radii));
+        else
+            rc = check_doubles_section(s->modl, path, values, 1, "modal value", "modal values",
+                                       err);
+    }
+    if (!rc && !s->cell != !w->cell.periodic)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                          w->cell.periodic ? "the checkpoint has no periodic cell (section "
+                                             "'CELL') but the scene has one"
+                                           : "the checkpoint has a periodic cell (section "
+                                             "'CELL') but the scene has none");
+    if (!rc && s->cell)
+        rc = check_doubles_section(s->cell, path,
+                                   s->cell->length == 8u * CELL_VALUES_BEFORE_INTEGRAL
+                                       ? CELL_VALUES_BEFORE_INTEGRAL
+                                       : CELL_VALUES,
+                                   1, "cell value", "cell values", err);
+    return rc;
+}
+
+/* ---- loading: restoring (after validation; only memory can fail) ---- */
+
+static ldem_vec3 get_vec3(const unsigned char **p)
+{
+    ldem_vec3 v =
+        ldem_vec3_make(ldem_get_f64le(*p), ldem_get_f64le(*p + 8), ldem_get_f64le(*p + 16));
+    *p += 24;
+    return v;
+}
+
+static ldem_quat get_quat(const unsigned char **p)
+{
+    ldem_quat q = {ldem_get_f64le(*p), ldem_get_f64le(*p + 8), ldem_get_f64le(*p + 16),
+                   ldem_get_f64le(*p + 24)};
+    *p += 32;
+    return q;
+}
+
+static void restore_bodies(ldem_world *w, const ldem_section *s)
+{
+    ldem_bodies *b = &w->bodies;
+    const unsigned char *p = s->data;
+    for (size_t i = 0; i < b->count; i++) {
+        b->x[i] = get_vec3(&p), b->v[i] = get_vec3(&p), b->q[i] = get_quat(&p);
+        b->L[i] = get_vec3(&p), b->force[i] = get_vec3(&p), b->torque[i] = get_vec3(&p);
+        b->x_prev[i] = get_vec3(&p), b->q_prev[i] = get_quat(&p);
+    }
+}
+
+static void restore_walls(ldem_world *w, const ldem_section *s)
+{
+    const unsigned char *p = s->data;
+    for (size_t i = 0; i < w->nwalls; i++) {
+        ldem_wall *wl = &w->walls[i];
+        wl->disp = get_vec3(&p), wl->disp_prev = get_vec3(&p), wl->vel = get_vec3(&p);
+        wl->force = get_vec3(&p);
+        wl->work = ldem_get_f64le(p);
+        p += 8;
+    }
+}
+
+/* A list array of n vectors from *p, or NULL when absent. */
+static int restore_list_array(ldem_vec3 **dst, int present, size_t n, const unsigned char **p)
+{
+    free(*dst);
+    *dst = NULL;
+    if (!present)
+        return 0;
+    *dst = malloc(n ? n * sizeof **dst : 1);
+    if (!*dst)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        (*dst)[i] = get_vec3(p);
+    return 0;
+}
+
+static void release_contacts(ldem_world *w)
+{
+    for (size_t k = 0; k < w->ncontacts; k++)
+        ldem_contact_release(w, &w->contacts[k]);
+    free(w->contacts);
+    w->contacts = NULL;
+    w->ncontacts = w->contacts_capacity = 0;
+}
+
+/* Fresh pools with the saved capacities (an empty pool of capacity C is init(C − 1)). */
+static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
+{
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++) {
+        bool cache = w->pools[q].cache_force;
+        ldem_history_pool_free(&w->pools[q]);
+        uint32_t initial = h->capacity[q] ? h->capacity[q] - 1u : 0;
+        if (ldem_history_pool_init(&w->pools[q], initial, cache, err))
+            return LDEM_ERR_NOMEM;
+    }
+    return LDEM_OK;
+}
+
+/* Rebuild a Jäger stack from its cells (top to bottom in the file, each with its top level):
+ * the pooled ones bottom first, each cell's base being the top level of the one pushed
+ * before, then the held ones, as the saved contact held them. The forces the file may list
+ * are N at the levels, which the pool recomputes. */
+static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, uint32_t nvalues)
+{
+    ldem_history_pool *pool = &w->pools[c->shard];
+    ldem_jager_contact *j = &c->law_state.jager;
+    j->nheld = 0;
+    j->held_top = 0; /* the top in held[0], the next in held[1] */
+    j->top = 0;
+    j->length = 0;
+    double base = 0.0;
+    for (uint32_t q = r->ncells; q-- > 0;) {
+        const unsigned char *p = r->cells + (size_t)q * 8u * nvalues;
+        ldem_history_cell cell = {base, {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)}};
+        if (q < r->held) {
+            j->held[q] = cell;
+            j->nheld++;
+        } else {
+            uint32_t i = ldem_history_push(pool, j->top);
+            if (!i)
+                return -1;
+            pool->cell[i] = cell;
+            if (pool->force)
+                pool->force[i] = ldem_hertz_force(&c->pair, base);
+            j->top = i;
+        }
+        j->length++;
+        base = ldem_get_f64le(p);
+    }
+    return 0;
+}
+
+static int restore_springs(ldem_contact *c, const contact_rec *r)
+{
+    c->springs = NULL;
+    c->springs_capacity = 0;
+    if (!c->nsprings)
+        return 0;
+    c->springs = malloc(c->nsprings * sizeof *c->springs);
+    if (!c->springs) {
+        c->nsprings = 0;
+        return -1;
+    }
+    c->springs_capacity = c->nsprings;
+    const unsigned char *p = r->springs;
+    for (uint32_t q = 0; q < c->nsprings; q++, p += SPRING_BYTES) {
+        c->springs[q].key = ldem_get_u32le(p);
+        for (int a = 0; a < 3; a++)
+            c->springs[q].xi[a] = ldem_get_f64le(p + 4 + 8 * a);
+    }
+    return 0;
+}
+
+static int restore_contacts(ldem_world *w, const ldem_section *s, const char *path, const header *h,
+                            ldem_err *err)
+{
+    release_contacts(w);
+    if (reset_pools(w, h, err))
+        return LDEM_ERR_NOMEM;
+    size_t n = (size_t)h->ncontacts;
+    w->contacts = calloc(n ? n : 1, sizeof *w->contacts);
+    if (!w->contacts)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory for %zu contacts", n);
+    w->contacts_capacity = n;
+    payload_cursor cur;
+    cursor_init(&cur, s, path, err);
+    for (size_t k = 0; k < n; k++) {
+        contact_rec r;
+        int rc = read_contact(&cur, w, h->nvalues, k, &r); /* validated: cannot fail */
+        if (rc)
+            return rc;
+        ldem_contact *c = &w->contacts[k];
+        *c = r.c;
+        w->ncontacts = k + 1;
+        if (restore_springs(c, &r) ||
+            (r.law_kind == LDEM_LAW_HERTZ_JAGER && restore_stack(w, c, &r, h->nvalues)))
+            return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory restoring contact %zu",
+                                k);
+    }
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++)
+        if (h->peak[q] > w->pools[q].peak)
+            w->pools[q].peak = h->peak[q];
+    return LDEM_OK;
+}
+
+static int restore_modal(ldem_world *w, const ldem_section *s)
+{
+    ldem_modal_state *m = &w->modal;
+    const unsigned char *p = s->data;
+    size_t nb = s->length / 8 - MODAL_VALUES * m->ndof;
+    free(w->radius_list);
+    w->radius_list = NULL;
+    if (nb) {
+        if (!(w->radius_list = malloc(nb * sizeof *w->radius_list)))
+            return -1;
+        for (size_t i = 0; i < nb; i++, p += 8)
+            w->radius_list[i] = ldem_get_f64le(p);
+    }
+    for (size_t d = 0; d < m->ndof; d++, p += 8 * MODAL_VALUES) {
+        m->eps[d] = ldem_get_f64le(p), m->rate[d] = ldem_get_f64le(p + 8);
+        m->eps_prev[d] = ldem_get_f64le(p + 16), m->force[d] = ldem_get_f64le(p + 24);
+        m->f_int[d] = ldem_get_f64le(p + 32), m->f_total[d] = ldem_get_f64le(p + 40);
+    }
+    return 0;
+}
+
+static void restore_cell(ldem_world *w, const ldem_section *s)
+{
+    const unsigned char *p = s->data;
+    for (unsigned m = 0; m < CELL_MATRICES; m++) {
+        ldem_mat3 *dst = (ldem_mat3 *)ldem__checkpoint_cell_matrix(w, m);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++, p += 8)
+                dst->m[a][b] = ldem_get_f64le(p);
+    }
+    for (int a = 0; a < 3; a++, p += 8)
+        w->stiffness[a] = ldem_get_f64le(p);
+    w->work_cell = ldem_get_f64le(p);
+    p += 8;
+    for (int a = 0; a < 3; a++, p += 8)
+        w->servo_integral[a] =
+            s->length == 8u * CELL_VALUES_BEFORE_INTEGRAL ? 0.0 : ldem_get_f64le(p);
+    ldem_cell_set_h(&w->cell, w->cell.h);
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        ldem_contact *c = &w->contacts[k];
+        int32_t n[3] = {0, 0, 0};
+        if (!(c->j & LDEM_WALL_BIT))
+            ldem_cell_min_image(&w->cell,
+                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
+        for (int a = 0; a < 3; a++)
+            c->image[a] = (int8_t)n[a];
+    }
+}
+
+static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, const char *path,
+                   const header *h, ldem_err *err)
+{
+    double *frames = NULL;
+    if (x && h->nframes) {
+        frames = malloc((size_t)h->nframes * sizeof *frames);
+        if (!frames)
+            return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
+        for (uint64_t i = 0; i < h->nframes; i++)
+            frames[i] = ldem_get_f64le(s->frms->data + 8 * i);
+    }
+    const unsigned char *p = s->list->data;
+    if (restore_list_array(&w->x_list, h->has_list & LIST_BODIES, w->bodies.count, &p) ||
+        restore_list_array(&w->wall_disp_list, h->has_list & LIST_WALLS, w->nwalls, &p)) {
+        free(frames);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
+    }
+    /* The step's scratch (shard lists) describes the old contact list: drop it, the next
+     * step rebuilds it from the restored one. */
+    ldem_step_work_free(w->work);
+    w->work = NULL;
+    int rc = restore_contacts(w, s->cont, path, h, err);
+    if (rc) {
+        free(frames);
+        return rc;
+    }
+    restore_bodies(w, s->bods);
+    restore_walls(w, s->wals);
+    if (s->modl && restore_modal(w, s->modl)) {
+        free(frames);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");
+    }
+    if (s->cell)
+        restore_cell(w, s->cell);
+    w->t = h->t, w->dt = h->dt, w->step = h->step, w->skin = h->skin;
+    w->list_builds = h->list_builds;
+    w->e_initial = h->e_initial, w->potential0 = h->potential0, w->work_walls = h->work_walls;
+    w->work_damping = h->work_damping, w->dissipated_contacts_released = h->released;
+    if (x) {
+        x->nframes = h->nframes;
+        x->frame_times = frames;
+    }
+    return LDEM_OK;
+}
+
+/* The file's one bundle; anything after it is damage. */
+static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
+{
+    ldem_bundle_init(b);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        /* a checkpoint that is not there is the user's input, as ldem_infile treats it */
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open checkpoint: %s",
+                            strerror(errno));
+    ldem_bundle_reader *r = NULL;
+    int have = 0;
+    int rc = ldem_bundle_reader_open(&r, fp, path, err);
+    if (!rc)
+        rc = ldem_bundle_read(r, b, &have, err);
+    if (!rc && !have)
+        rc = ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "empty file: not a checkpoint");
+    if (!rc) {
+        int more = 0;
+        int64_t end = ldem_bundle_reader_offset(r);
+        rc = ldem_bundle_reader_next(r, &more, NULL, err);
+        if (!rc && more)
+            rc = ldem_err_set_offset(err, LDEM_ERR_INPUT, path, end,
+                                     "a second bundle follows the checkpoint");
+    }
+    ldem_bundle_reader_close(r);
+    fclose(fp);
+    if (rc)
+        ldem_bundle_free(b);
+    return rc;
+}
+
+int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x, ldem_err *err)
+{
+    ldem_bundle b;
+    int rc = read_bundle(path, &b, err);
+    if (rc)
+        return rc;
+    sections s;
+    header h;
+    rc = find_sections(&b, path, &s, err);
+    if (!rc)
+        rc = validate(&s, path, w, &h, err);
+    if (!rc)
+        rc = restore(w, x, &s, path, &h, err);
+    ldem_bundle_free(&b);
+    return rc;
+}
