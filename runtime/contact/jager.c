@@ -106,7 +106,7 @@ double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool
 static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
                             ldem_jager_contact *c, double base, double wx, double wy)
 {
-    uint32_t slot = c->held_top ^ 1; /* the free slot, or the lower held cell's */
+    uint32_t slot = c->held_top ^ 1; /* free, or the lower held cell's (both free if none) */
     if (c->nheld == LDEM_JAGER_HELD) { /* which then moves to the pool */
         uint32_t i = ldem_history_push(pool, c->top);
         if (!i)
@@ -117,8 +117,6 @@ static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
         c->top = i;
         c->nheld--;
     }
-    if (!c->nheld) /* an empty hold: the slot is free either way */
-        slot = c->held_top;
     c->held[slot] = (ldem_history_cell){base, {wx, wy}};
     c->held_top = slot;
     c->nheld++;
