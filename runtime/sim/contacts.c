@@ -666,12 +666,37 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
     return LDEM_OK;
 }
 
+/* A separated sphere pair under a Hertz law that is still apart: all its step keeps is the
+ * gap (a first touch counts only its in-contact fraction of the move). The arithmetic is
+ * ldem_sphere_sphere's and hertz_contact's separated branch, bit for bit; what it saves is
+ * the rest of the patch, the dispatch and the sums, on a third of the candidates of a dense
+ * packing. Returns 0, having changed nothing, for every other pair. */
+static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_offset *off)
+{
+    const ldem_bodies *b = &w->bodies;
+    if ((c->j & LDEM_WALL_BIT) || c->overlap > 0.0 || b->kind[c->i] != LDEM_SHAPE_SPHERE ||
+        b->kind[c->j] != LDEM_SHAPE_SPHERE)
+        return 0;
+    enum ldem_law law = w->laws[c->law].law;
+    if (law == LDEM_LAW_LINEAR)
+        return 0;
+    ldem_vec3 d = ldem_vec3_sub(ldem_vec3_add(b->x[c->j], off->now), b->x[c->i]);
+    double gap = b->radius[c->i] + b->radius[c->j] - ldem_vec3_norm(d);
+    if (!(gap <= 0.0))
+        return 0;
+    c->overlap = gap;
+    if (law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
+        c->law_state.jager.d = gap;
+    else if (law == LDEM_LAW_HERTZ_MINDLIN)
+        c->law_state.mindlin.d = gap;
+    return 1;
+}
+
 /* `off`: where j's image sits (partner_offset), found once for the update and the sums. */
 static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *off, ldem_hits *h,
                           const ldem_quat *dq, ldem_vec3 *phi, ldem_err *err)
 {
-    ldem_patch p;
-    memset(&p, 0, sizeof p);
+    ldem_patch p; /* every geometry fills it whole, or fails and it is not read */
     int rc = contact_geometry(w, c, off, h, &p, err);
     if (!rc && (rc = gen_prepare(w, c)))
         return ldem_err_set(err, rc, NULL, 0, "out of memory for generalized forces");
@@ -751,6 +776,8 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
     for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
         image_offset off = partner_offset(w, c);
+        if (sphere_pair_stays_apart(w, c, &off))
+            continue; /* no force, so nothing for the sums either */
         int rc = contact_update(w, c, &off, &k->hits[tid], k->dq,
                                 k->phi_scratch + (size_t)tid * k->max_modes, e);
         if (rc) {
