@@ -770,9 +770,11 @@ static void add_forces_in_list_order(ldem_world *w)
 static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
 {
     ldem_step_work *k = w->work;
-    ldem_contact_sums *sums = &k->shard_sums[s];
+    /* Summed in a local and stored once: the shard's sums in w->work could alias every store
+     * the contacts make, so each += went through memory. */
+    ldem_contact_sums sums;
+    memset(&sums, 0, sizeof sums);
     int periodic = w->cell.periodic;
-    memset(sums, 0, sizeof *sums);
     for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
         image_offset off = partner_offset(w, c);
@@ -787,10 +789,11 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
             return rc;
         }
         if (periodic)
-            add_to_sums(w, c, &off, sums);
+            add_to_sums(w, c, &off, &sums);
         if (sum)
             add_forces(w, c);
     }
+    k->shard_sums[s] = sums;
     return LDEM_OK;
 }
 
