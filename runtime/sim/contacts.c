@@ -670,7 +670,7 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
  * gap (a first touch counts only its in-contact fraction of the move). The arithmetic is
  * ldem_sphere_sphere's and hertz_contact's separated branch, bit for bit; what it saves is
  * the rest of the patch, the dispatch and the sums, on a third of the candidates of a dense
- * packing. Returns 0, having changed nothing, for every other pair. */
+ * packing. Returns 0, having changed nothing, for every other pair (rigid spheres only). */
 static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_offset *off)
 {
     const ldem_bodies *b = &w->bodies;
@@ -678,7 +678,9 @@ static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_o
         b->kind[c->j] != LDEM_SHAPE_SPHERE)
         return 0;
     enum ldem_law law = w->laws[c->law].law;
-    if (law == LDEM_LAW_LINEAR)
+    /* a deformable party has generalized forces to zero every step (gen_prepare) */
+    if (law == LDEM_LAW_LINEAR || ldem_world_body_modes(w, c->i) ||
+        ldem_world_body_modes(w, c->j))
         return 0;
     ldem_vec3 d = ldem_vec3_sub(ldem_vec3_add(b->x[c->j], off->now), b->x[c->i]);
     double gap = b->radius[c->i] + b->radius[c->j] - ldem_vec3_norm(d);
