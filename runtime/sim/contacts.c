@@ -516,6 +516,19 @@ static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, 
     return f;
 }
 
+/* A Hertz pair still apart keeps only its gap (≤ 0), so that a first touch inside the next
+ * step counts only its in-contact fraction of the tangential move. Its forces are zero
+ * already (cleared when it separated). */
+static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
+{
+    enum ldem_law law = w->laws[c->law].law;
+    c->overlap = gap;
+    if (law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
+        c->law_state.jager.d = gap;
+    else if (law == LDEM_LAW_HERTZ_MINDLIN)
+        c->law_state.mindlin.d = gap;
+}
+
 /* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
 static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
                          const ldem_patch *p, const ldem_quat *dq)
@@ -524,14 +537,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
     double d1 = p->overlap;
     int was_touching = c->overlap > 0.0;
     if (d1 <= 0.0 && !was_touching) {
-        /* still apart: remember the gap so that a first touch inside the next step counts
-         * only its in-contact fraction of the tangential move */
-        c->overlap = d1;
-        if (law->law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
-            c->law_state.jager.d = d1;
-        else if (law->law == LDEM_LAW_HERTZ_MINDLIN)
-            c->law_state.mindlin.d = d1;
-        /* its forces are zero already (cleared when it separated; ldem_contact) */
+        keep_gap(w, c, d1);
         return LDEM_OK;
     }
     ldem_vec3 n = p->normal;
@@ -666,11 +672,11 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
     return LDEM_OK;
 }
 
-/* A separated sphere pair under a Hertz law that is still apart: all its step keeps is the
- * gap (a first touch counts only its in-contact fraction of the move). The arithmetic is
- * ldem_sphere_sphere's and hertz_contact's separated branch, bit for bit; what it saves is
- * the rest of the patch, the dispatch and the sums, on a third of the candidates of a dense
- * packing. Returns 0, having changed nothing, for every other pair (rigid spheres only). */
+/* A separated sphere pair under a Hertz law that is still apart: all its step does is
+ * keep_gap. The arithmetic is ldem_sphere_sphere's and hertz_contact's, bit for bit; what it
+ * saves is the rest of the patch, the dispatch and the sums, on a third of the candidates of
+ * a dense packing. Returns 0, having changed nothing, for every other pair (it takes rigid
+ * spheres only). */
 static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_offset *off)
 {
     const ldem_bodies *b = &w->bodies;
@@ -686,11 +692,7 @@ static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_o
     double gap = b->radius[c->i] + b->radius[c->j] - ldem_vec3_norm(d);
     if (!(gap <= 0.0))
         return 0;
-    c->overlap = gap;
-    if (law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
-        c->law_state.jager.d = gap;
-    else if (law == LDEM_LAW_HERTZ_MINDLIN)
-        c->law_state.mindlin.d = gap;
+    keep_gap(w, c, gap);
     return 1;
 }
 
