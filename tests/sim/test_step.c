@@ -5,6 +5,8 @@
  *   - a sphere resting on a plane: the static overlap of Hertz's law;
  *   - a pressed, sheared pair tumbling rigidly: the contact force turns with the pair and its
  *     magnitudes do not change (objectivity of the contact frame and finite kinematics);
+ *   - a separated candidate pair that touches within a step: only the in-contact fraction of
+ *     its slide reaches the tangential law;
  *   - a random cloud: linear and angular momentum conserved (Newton's third law, torques);
  *   - one and two OpenMP threads give bitwise the same state.
  */
@@ -187,6 +189,49 @@ Test(rest, static_overlap_is_hertz)
     double overlap = R - w.bodies.x[0].z;
     cr_expect(fabs(overlap / expect - 1.0) < 1e-4, "overlap %.9g, Hertz %.9g", overlap, expect);
     cr_expect(fabs(w.bodies.v[0].z) < 1e-6, "still moving: %g m/s", w.bodies.v[0].z);
+    ldem_world_free(&w);
+}
+
+/* A pair inside the skin but apart is a separated candidate: its steps keep only the gap
+ * (contacts.c, keep_gap, whichever path takes it). The gap must reach the law: the step in
+ * which the pair first touches counts only the in-contact fraction f = d1/(d1 − d0) of its
+ * slide (jager.md, first touch inside a step). Over that part the overlap and the slide grow
+ * together from zero with no slip, so Mindlin–Deresiewicz's dT = 8 G* a dδ·(s/δ1) integrates
+ * to T = (16/3) G* √(R* δ1) f s. Without the gap the law takes all the slide: T three times
+ * larger here. */
+Test(first_touch, separated_candidate_counts_only_the_in_contact_slide)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
+    double gap = 0.02 * R, overlap = 0.01 * R, vt = 0.05;
+    double vn = (gap + overlap) / w.dt; /* closes the gap and overlaps within one step */
+    wf_add_sphere(&w, ldem_vec3_zero(), R, ldem_vec3_zero());
+    wf_add_sphere(&w, ldem_vec3_make(2.0 * R + gap, 0, 0), R, ldem_vec3_make(-vn, vt, 0));
+    w.skin = 0.1 * R;
+    prepare(&w);
+    cr_assert_eq(w.ncontacts, 1, "the pair is a candidate");
+    const ldem_contact *c = &w.contacts[0];
+    double d0 = 2.0 * R - ldem_vec3_dist(w.bodies.x[0], w.bodies.x[1]);
+    cr_expect(c->overlap == d0 && c->law_state.jager.d == d0,
+              "gap kept %.17g, law's %.17g, geometry %.17g", c->overlap, c->law_state.jager.d,
+              d0);
+    ldem_vec3 x1_before = w.bodies.x[1];
+    run(&w, 1);
+    double d1 = 2.0 * R - ldem_vec3_dist(w.bodies.x[0], w.bodies.x[1]);
+    cr_assert(d1 > 0.0 && c->overlap == d1, "touching: overlap %.9g, geometry %.9g",
+              c->overlap, d1);
+    /* The slide over the step: j's move (i is still at rest, nothing spins yet) across the
+     * line of centres at the end of the step, which the slide itself tilts by 2.5e-6 rad:
+     * that turns 1.5 % of the approach into slide. */
+    ldem_vec3 du = ldem_vec3_sub(w.bodies.x[1], x1_before);
+    ldem_vec3 n = ldem_vec3_normalize(ldem_vec3_sub(w.bodies.x[1], w.bodies.x[0]));
+    double slide = ldem_vec3_norm(ldem_vec3_reject(du, n)), f = d1 / (d1 - d0);
+    double gstar = E / (2.0 * (1.0 + NU)) / (2.0 * (2.0 - NU)), rstar = 0.5 * R;
+    double expect = 16.0 / 3.0 * gstar * sqrt(rstar * d1) * f * slide;
+    double t = ldem_vec3_norm(c->ft);
+    cr_expect(fabs(t / expect - 1.0) < 1e-9,
+              "tangential force %.12g N, Mindlin-Deresiewicz on the in-contact slide %.12g N "
+              "(on all of it: %.12g N)", t, expect, expect / f);
     ldem_world_free(&w);
 }
 
