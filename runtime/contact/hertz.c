@@ -62,7 +62,12 @@ double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, do
 {
     if (d <= 0.0)
         return 0.0;
-    double f = 2.0 * zeta * sqrt(ldem_hertz_stiffness(p, d) * mstar) * d_rate;
-    double n = ldem_hertz_force(p, d);
+    return ldem_hertz_damping_from(ldem_hertz_stiffness(p, d), ldem_hertz_force(p, d), mstar,
+                                   zeta, d_rate);
+}
+
+double ldem_hertz_damping_from(double kn, double n, double mstar, double zeta, double d_rate)
+{
+    double f = 2.0 * zeta * sqrt(kn * mstar) * d_rate;
     return f < -n ? -n : f;
 }

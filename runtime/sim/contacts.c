@@ -484,7 +484,7 @@ static void set_forces(const ldem_world *w, ldem_contact *c, const image_offset 
 static void clear_forces(ldem_contact *c)
 {
     c->fn = c->ft = c->torque_i = c->torque_j = ldem_vec3_zero();
-    c->stored_normal = 0.0;
+    c->stored_normal = c->kn = 0.0;
 }
 
 /* The pair's mass for the normal damping: m_i m_j / (m_i + m_j), a wall or a fixed body
@@ -503,15 +503,16 @@ static double effective_mass(const ldem_world *w, const ldem_contact *c)
 }
 
 /* The Hertz laws' normal damping (ldem_hertz_damping; tests/sim/test_contact_damping.c
- * measures the restitution it gives). The approach rate is that of the two material points
- * over the step (du along n, deformation included), so that a quasi-static compression, whose
- * overlaps barely change, feels almost none of it. Its work goes to c->dissipated; never
- * negative, since the force has the sign of the rate or is capped while separating. */
-static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double d1,
+ * measures the restitution it gives), from the contact's c->kn and the law's N. The approach
+ * rate is that of the two material points over the step (du along n, deformation included),
+ * so that a quasi-static compression, whose overlaps barely change, feels almost none of it.
+ * Its work goes to c->dissipated; never negative, since the force has the sign of the rate or
+ * is capped while separating. */
+static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double normal,
                              double du_n)
 {
     double rate = -du_n / w->dt;
-    double f = ldem_hertz_damping(&c->pair, d1, effective_mass(w, c), zeta, rate);
+    double f = ldem_hertz_damping_from(c->kn, normal, effective_mass(w, c), zeta, rate);
     c->dissipated += f * rate * w->dt;
     return f;
 }
@@ -583,10 +584,12 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
         return rc;
     }
     /* the force on j: N along n (with the normal damping, which the tangential laws do not
-     * see), and the tangential force opposing j's slide over i */
+     * see), and the tangential force opposing j's slide over i. The laws' N is Hertz's
+     * cn d√d to the bit, so the damping's cap takes it rather than a square root again. */
+    c->kn = ldem_hertz_stiffness(&c->pair, d1);
     double minus_t[2] = {-t[0], -t[1]};
     double damped = law->damping > 0.0 && w->dt > 0.0
-                        ? normal_damping(w, c, law->damping, d1, ldem_vec3_dot(du, n))
+                        ? normal_damping(w, c, law->damping, normal, ldem_vec3_dot(du, n))
                         : 0.0;
     set_forces(w, c, off, ldem_vec3_scale(n, normal + damped),
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
@@ -716,13 +719,13 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
 
 /* ---- what the contacts add up to ---- */
 
-/* dN/dδ of a touching contact, for the servo's stiffness estimate. */
+/* dN/dδ of a touching contact just updated, for the servo's stiffness estimate. */
 static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
 {
     const ldem_pair_law *law = &w->laws[c->law];
     if (law->law == LDEM_LAW_LINEAR)
         return law->kn * (c->nsprings ? c->nsprings : 1);
-    return ldem_hertz_stiffness(&c->pair, c->overlap);
+    return c->kn;
 }
 
 /* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its

@@ -54,6 +54,9 @@ double ldem_hertz_approach(const ldem_elastic_pair *p, double force);
  * the impact speed. Capped below at −N(d): N plus the damping never pulls. 0 for d ≤ 0. */
 double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, double zeta,
                           double d_rate);
+/* The same from dN/dd = kn and N at d (d > 0), for a caller that has them already: the
+ * contact step, whose law has just computed N and whose stress sums need kn. */
+double ldem_hertz_damping_from(double kn, double n, double mstar, double zeta, double d_rate);
 
 #ifdef __cplusplus
 }

@@ -230,6 +230,8 @@ typedef struct ldem_contact {
     ldem_vec3 torque_j;      /* torque on j about its centre (zero for walls) */
     ldem_elastic_pair pair;  /* Hertz constants for r1, r2 (recomputed when they change) */
     double stored_normal;    /* normal elastic energy at the last step */
+    double kn;               /* Hertz laws: dN/dδ at the last update's overlap, for its damping
+                              * and the stress sums' stiffness; not saved, every update sets it */
     double dissipated;       /* linear law: cumulative frictional work */
     uint32_t nsprings, springs_capacity;   /* linear law */
     ldem_node_spring *springs;
