@@ -53,14 +53,60 @@ ldem_quat ldem_contact_frame_rotate(ldem_quat q, double twirl, ldem_vec3 tilt,
 ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
                                     enum ldem_quat_renorm mode);
 
-/* The same with the bodies' rotation increments given as unit quaternions dq_i, dq_j (each
- * q_now ⊗ q_prevᵀ; identity for a wall): each increment is split into its twist about the old
- * normal and a swing (the swing–twist decomposition), the frame turns by the mean of the two
- * twists and then by the shortest rotation onto n_new. For a rigidly moving pair this is
- * exactly the pair's rotation, whatever its size (the first-order twirl of eq. 17 lags by
- * θ³/12 a step), so a tumbling glued contact carries its force along to round-off. */
-ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i, ldem_quat dq_j,
-                                          ldem_vec3 n_new);
+/* The twist of a rotation dq about the unit axis n is (w, (v·n) n) normalized, w ≥ 0: a
+ * rotation about n, kept here as its unit 2-vector (cos, sin) of the half angle. A zero
+ * 2-vector (a half turn about an axis normal to n) gives the identity, as
+ * ldem_quat_normalize does. */
+static inline void ldem__contact_twist_about(ldem_quat dq, ldem_vec3 n, double half[2])
+{
+    double along = dq.x * n.x + dq.y * n.y + dq.z * n.z;
+    double c = dq.w < 0 ? -dq.w : dq.w, s = dq.w < 0 ? -along : along;
+    double r = sqrt(c * c + s * s);
+    half[0] = r > 0.0 ? c / r : 1.0;
+    half[1] = r > 0.0 ? s / r : 0.0;
+}
+
+/* ldem_contact_frame_follow with the bodies' rotation increments given as unit quaternions
+ * dq_i, dq_j (each q_now ⊗ q_prevᵀ; identity for a wall): each increment is split into its
+ * twist about the old normal and a swing (the swing–twist decomposition), the frame turns by
+ * the mean of the two twists and then by the shortest rotation onto n_new. For a rigidly
+ * moving pair this is exactly the pair's rotation, whatever its size (the first-order twirl
+ * of eq. 17 lags by θ³/12 a step), so a tumbling glued contact carries its force along to
+ * round-off.
+ *
+ * Defined here, inline: it runs for every touching contact every step, and as a call it took
+ * its three quaternions through memory and kept the contact loop from scheduling across it
+ * (3 % of a step in bench/lammps). */
+static inline ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i,
+                                                        ldem_quat dq_j, ldem_vec3 n_new)
+{
+    /* Every square root and division here lies on the contact's critical path (the step
+     * cannot overlap one contact's chain with the next's), so none is spent on what is
+     * unit to round-off already: the narrow phase's normal, and the product below. */
+    ldem_vec3 n0 = ldem_contact_frame_normal(q);
+    double nn = ldem_vec3_norm2(n_new);
+    ldem_vec3 n1 = fabs(nn - 1.0) <= 4e-15 ? n_new : ldem_vec3_normalize(n_new);
+    double ti[2], tj[2];
+    ldem__contact_twist_about(dq_i, n0, ti);
+    ldem__contact_twist_about(dq_j, n0, tj);
+    /* Mean of two rotations about one axis: the normalized sum halves the angle between them
+     * exactly (both have w ≥ 0, so they are on the same side). */
+    double c = ti[0] + tj[0], s = ti[1] + tj[1], r = sqrt(c * c + s * s);
+    if (r > 0.0) {
+        c /= r;
+        s /= r;
+    } else {
+        c = 1.0;
+        s = 0.0;
+    }
+    ldem_quat twist = ldem_quat_make(c, s * n0.x, s * n0.y, s * n0.z);
+    ldem_vec3 axis = ldem_vec3_cross(n0, n1);
+    double cosine = ldem_vec3_dot(n0, n1);
+    ldem_quat swing = ldem_quat_normalize(ldem_quat_make(1 + cosine, axis.x, axis.y, axis.z));
+    /* a product of unit quaternions: one Newton step (Katz) restores the norm to round-off */
+    return ldem_quat_renormalize(ldem_quat_mul(swing, ldem_quat_mul(twist, q)),
+                                 LDEM_QUAT_RENORM_KATZ);
+}
 
 /* Eqs. 18–19: global vector → tangential components (x, y) in the frame. */
 void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2]);
