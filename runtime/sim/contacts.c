@@ -260,11 +260,27 @@ static image_offset partner_offset(const ldem_world *w, const ldem_contact *c)
     return o;
 }
 
+/* A deformable body's material point X (reference position, found by pulling the current
+ * body-frame point back by the modal displacement, as the remap does) also moved by
+ * R_prev (u(X, ε) − u(X, ε_prev)) over the step: that move, for the lever arm r. */
+static ldem_vec3 modal_step(const ldem_world *w, const ldem_modeset *ms, uint32_t i,
+                            ldem_vec3 r)
+{
+    const ldem_bodies *b = &w->bodies;
+    const double *eps = w->modal.eps + b->modal[i], *eps_prev = w->modal.eps_prev + b->modal[i];
+    ldem_vec3 p = ldem_quat_rotate_inv(b->q[i], r), u_now, u_prev;
+    ldem_vec3 X = ldem_modes_pull_back(ms, eps, p, NULL);
+    ldem_modes_displacement(ms, eps, X, &u_now, NULL);
+    ldem_modes_displacement(ms, eps_prev, X, &u_prev, NULL);
+    return ldem_quat_rotate(b->q_prev[i], ldem_vec3_sub(u_now, u_prev));
+}
+
 /* Displacement over the step of the material point of body i (its image shifted by `off`)
  * now at `at`: its lever arm r is turned back by the body's rotation over the step,
- * dq = q q_prevᵀ (one rotation). */
-static ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at,
-                               const image_offset *off)
+ * dq = q q_prevᵀ (one rotation). Inline (the modal part is not), since it runs twice for
+ * every touching contact. */
+static inline ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at,
+                                      const image_offset *off)
 {
     const ldem_bodies *b = &w->bodies;
     ldem_vec3 x = ldem_vec3_add(b->x[i], off->now), x_prev = ldem_vec3_add(b->x_prev[i], off->prev);
@@ -272,17 +288,7 @@ static ldem_vec3 material_step(const ldem_world *w, uint32_t i, ldem_vec3 at,
     ldem_vec3 r_prev = ldem_quat_rotate_inv(w->work->dq[i], r);
     ldem_vec3 step = ldem_vec3_sub(at, ldem_vec3_add(x_prev, r_prev));
     const ldem_modeset *ms = ldem_world_body_modes(w, i);
-    if (!ms)
-        return step;
-    /* A deformable body's material point X (reference position, found by pulling the
-     * current body-frame point back by the modal displacement, as the remap does) also
-     * moved by R_prev (u(X, ε) − u(X, ε_prev)) over the step. */
-    const double *eps = w->modal.eps + b->modal[i], *eps_prev = w->modal.eps_prev + b->modal[i];
-    ldem_vec3 p = ldem_quat_rotate_inv(b->q[i], r), u_now, u_prev;
-    ldem_vec3 X = ldem_modes_pull_back(ms, eps, p, NULL);
-    ldem_modes_displacement(ms, eps, X, &u_now, NULL);
-    ldem_modes_displacement(ms, eps_prev, X, &u_prev, NULL);
-    return ldem_vec3_add(step, ldem_quat_rotate(b->q_prev[i], ldem_vec3_sub(u_now, u_prev)));
+    return ms ? ldem_vec3_add(step, modal_step(w, ms, i, r)) : step;
 }
 
 static ldem_vec3 party_step(const ldem_world *w, uint32_t j, ldem_vec3 at,
