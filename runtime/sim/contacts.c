@@ -418,15 +418,15 @@ static void hits_swap_sides(ldem_hits *h)
     }
 }
 
-/* The contact's geometry: a patch, and for level-set pairs the penetrating nodes. */
-static int contact_geometry(const ldem_world *w, const ldem_contact *c, const image_offset *off,
-                            ldem_hits *h, ldem_patch *p, ldem_err *err)
+/* The geometry of every pair but two spheres (contact_geometry): a patch, and for level-set
+ * pairs the penetrating nodes. */
+static int other_geometry(const ldem_world *w, const ldem_contact *c, const image_offset *off,
+                          ldem_hits *h, ldem_patch *p, ldem_err *err)
 {
     const ldem_bodies *b = &w->bodies;
     uint32_t i = c->i, j = c->j & ~LDEM_WALL_BIT;
     ldem_vec3 xi = b->x[i];
     int rc = LDEM_OK;
-    h->count = 0;
     if (c->j & LDEM_WALL_BIT) {
         ldem_wall_geom g = ldem_wall_pose(&w->walls[j]);
         if (b->kind[i] == LDEM_SHAPE_SPHERE) {
@@ -441,10 +441,6 @@ static int contact_geometry(const ldem_world *w, const ldem_contact *c, const im
     }
     ldem_vec3 xj = ldem_vec3_add(b->x[j], off->now); /* j's image */
     int si = b->kind[i] == LDEM_SHAPE_SPHERE, sj = b->kind[j] == LDEM_SHAPE_SPHERE;
-    if (si && sj) {
-        ldem_sphere_sphere(xi, b->radius[i], xj, b->radius[j], p);
-        return LDEM_OK;
-    }
     if (!si && !sj) {
         ldem_ls_grain a = ls_grain(w, i, ldem_vec3_zero()), bb = ls_grain(w, j, off->now);
         rc = ldem_ls_pair_hits(&a, &bb, h, err);
@@ -471,6 +467,24 @@ static int contact_geometry(const ldem_world *w, const ldem_contact *c, const im
     p->r1 = p->r2;
     p->r2 = r1;
     return LDEM_OK;
+}
+
+/* The contact's geometry: a patch, and for level-set pairs the penetrating nodes. Two
+ * spheres, the common pair, are done here inline; the rest is other_geometry's. */
+static inline int contact_geometry(const ldem_world *w, const ldem_contact *c,
+                                   const image_offset *off, ldem_hits *h, ldem_patch *p,
+                                   ldem_err *err)
+{
+    const ldem_bodies *b = &w->bodies;
+    uint32_t i = c->i, j = c->j;
+    h->count = 0;
+    if (!(j & LDEM_WALL_BIT) && b->kind[i] == LDEM_SHAPE_SPHERE &&
+        b->kind[j] == LDEM_SHAPE_SPHERE) {
+        ldem_sphere_sphere(b->x[i], b->radius[i], ldem_vec3_add(b->x[j], off->now),
+                           b->radius[j], p);
+        return LDEM_OK;
+    }
+    return other_geometry(w, c, off, h, p, err);
 }
 
 static void set_forces(const ldem_world *w, ldem_contact *c, const image_offset *off,

@@ -41,25 +41,6 @@ static void patch_clear(ldem_patch *out)
     memset(out, 0, sizeof *out);
 }
 
-void ldem_sphere_sphere(ldem_vec3 xi, double ri, ldem_vec3 xj, double rj, ldem_patch *out)
-{
-    ldem_vec3 d = ldem_vec3_sub(xj, xi);
-    double dist = ldem_vec3_norm(d);
-    /* Coincident centres have no line of centres; +z is the documented convention. */
-    ldem_vec3 n = dist > 0.0 ? ldem_vec3_scale(d, 1.0 / dist) : ldem_vec3_make(0.0, 0.0, 1.0);
-    /* Middle of the overlap on the line of centres: halfway between i's surface point
-     * toward j (xi + ri n) and j's surface point toward i (xj − rj n). */
-    ldem_vec3 tip_i = ldem_vec3_axpy(ri, n, xi);
-    ldem_vec3 tip_j = ldem_vec3_axpy(-rj, n, xj);
-    /* Written whole as one value rather than cleared first: this runs for every candidate
-     * pair every step, and the clearing memset became a slow `rep stos`. */
-    *out = (ldem_patch){.overlap = ri + rj - dist,
-                        .normal = n,
-                        .point = ldem_vec3_scale(ldem_vec3_add(tip_i, tip_j), 0.5),
-                        .r1 = ri,
-                        .r2 = rj};
-}
-
 /* A unit vector perpendicular to the unit vector a (deterministic: a × the coordinate axis
  * least aligned with a). */
 static ldem_vec3 any_perpendicular(ldem_vec3 a)
