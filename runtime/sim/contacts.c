@@ -25,6 +25,7 @@
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "sim_internal.h"
+#include "sphere_pairs.h"
 
 static uint64_t contact_key(const ldem_contact *c)
 {
@@ -550,35 +551,30 @@ static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
         c->law_state.mindlin.d = gap;
 }
 
-/* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
-static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
-                         const ldem_patch *p, const ldem_quat *dq)
+/* The Hertz constants for the patch's radii, when they changed (on separation the old ones
+ * serve the law's clearing step). */
+static int hertz_pair_update(const ldem_world *w, ldem_contact *c, const ldem_patch *p)
 {
-    const ldem_pair_law *law = &w->laws[c->law];
-    double d1 = p->overlap;
-    int was_touching = c->overlap > 0.0;
-    if (d1 <= 0.0 && !was_touching) {
-        keep_gap(w, c, d1);
-        return LDEM_OK;
-    }
-    ldem_vec3 n = p->normal;
-    /* on separation the old constants serve the law's clearing step */
-    if (d1 > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
+    if (p->overlap > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
+        const ldem_pair_law *law = &w->laws[c->law];
         if (ldem_elastic_pair_init(&c->pair, law->E, law->nu, p->r1, p->r2, NULL))
             return LDEM_ERR_INTERNAL;
         c->r1 = p->r1;
         c->r2 = p->r2;
     }
-    ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, p->point, off),
-                                 material_step(w, c->i, p->point, &NO_OFFSET));
-    if (!was_touching) {
-        c->frame = ldem_contact_frame_init(n);
-    } else {
-        ldem_quat dqj = (c->j & LDEM_WALL_BIT) ? ldem_quat_identity() : dq[c->j];
-        c->frame = ldem_contact_frame_follow_exact(c->frame, dq[c->i], dqj, n);
-    }
-    double ds[2], t[2] = {0.0, 0.0}, normal = 0.0;
-    ldem_contact_to_frame(c->frame, du, ds);
+    return LDEM_OK;
+}
+
+/* The law's step and the forces of a Hertz contact whose frame is up to date: du is the
+ * move of j's material point against i's over the step, ds its tangential part in the
+ * frame. */
+static int hertz_law_and_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
+                                const ldem_patch *p, ldem_vec3 du, const double ds[2])
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    double d1 = p->overlap;
+    ldem_vec3 n = p->normal;
+    double t[2] = {0.0, 0.0}, normal = 0.0;
     int rc = LDEM_OK;
     if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
         ldem_jager_params jp = {c->pair, law->mu, law->beta, w->track_energy != 0};
@@ -615,6 +611,31 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
     c->stored_normal = 0.4 * normal * d1;
     return rc;
+}
+
+/* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
+static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
+                         const ldem_patch *p, const ldem_quat *dq)
+{
+    double d1 = p->overlap;
+    int was_touching = c->overlap > 0.0;
+    if (d1 <= 0.0 && !was_touching) {
+        keep_gap(w, c, d1);
+        return LDEM_OK;
+    }
+    if (hertz_pair_update(w, c, p))
+        return LDEM_ERR_INTERNAL;
+    ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, p->point, off),
+                                 material_step(w, c->i, p->point, &NO_OFFSET));
+    if (!was_touching) {
+        c->frame = ldem_contact_frame_init(p->normal);
+    } else {
+        ldem_quat dqj = (c->j & LDEM_WALL_BIT) ? ldem_quat_identity() : dq[c->j];
+        c->frame = ldem_contact_frame_follow_exact(c->frame, dq[c->i], dqj, p->normal);
+    }
+    double ds[2];
+    ldem_contact_to_frame(c->frame, du, ds);
+    return hertz_law_and_forces(w, c, off, p, du, ds);
 }
 
 /* Find the spring of `key` in the sorted old springs starting at *pos. */
@@ -737,6 +758,78 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
     return rc;
 }
 
+/* ---- two touching sphere pairs at once ---- */
+
+/* A pair of rigid spheres in touch under a Hertz law: the common contact of a dense packing,
+ * whose kinematics update_sphere_pairs runs two at a time. */
+static int touching_sphere_pair(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_bodies *b = &w->bodies;
+    return !(c->j & LDEM_WALL_BIT) && c->overlap > 0.0 && b->kind[c->i] == LDEM_SHAPE_SPHERE &&
+           b->kind[c->j] == LDEM_SHAPE_SPHERE && b->modal[c->i] == LDEM_RIGID &&
+           b->modal[c->j] == LDEM_RIGID && w->laws[c->law].law != LDEM_LAW_LINEAR;
+}
+
+/* contact_update of two touching_sphere_pair contacts, bit for bit: the geometry and the law
+ * lane by lane, the material-point steps, frame follow and frame transform in the two lanes
+ * of sphere_pairs.h. On failure *failed is the lane that failed. */
+static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
+                               int *failed)
+{
+    const ldem_bodies *b = &w->bodies;
+    const ldem_quat *dq = w->work->dq;
+    ldem_patch p[2];
+    int unit = 1;
+    for (int l = 0; l < 2; l++) {
+        uint32_t i = c[l]->i, j = c[l]->j;
+        ldem_sphere_sphere(b->x[i], b->radius[i], ldem_vec3_add(b->x[j], off[l].now),
+                           b->radius[j], &p[l]);
+        if (hertz_pair_update(w, c[l], &p[l])) {
+            *failed = l;
+            return LDEM_ERR_INTERNAL;
+        }
+        unit = unit && fabs(ldem_vec3_norm2(p[l].normal) - 1.0) <= 4e-15;
+    }
+    if (!unit) { /* the frame follow would renormalize the normal: leave it to the lanes' own */
+        for (int l = 0; l < 2; l++) {
+            int rc = hertz_contact(w, c[l], &off[l], &p[l], dq);
+            if (rc) {
+                *failed = l;
+                return rc;
+            }
+        }
+        return LDEM_OK;
+    }
+    uint32_t i0 = c[0]->i, j0 = c[0]->j, i1 = c[1]->i, j1 = c[1]->j;
+    const ldem__v3x2 zero = {ldem__v2_splat(0.0), ldem__v2_splat(0.0), ldem__v2_splat(0.0)};
+    ldem__v3x2 at = ldem__v3x2_pack(p[0].point, p[1].point);
+    ldem__qx2 dq_i = ldem__qx2_pack(dq[i0], dq[i1]), dq_j = ldem__qx2_pack(dq[j0], dq[j1]);
+    /* i sits in the cell (material_step's NO_OFFSET, added as it adds it), j at its image */
+    ldem__v3x2 step_i = ldem__rigid_step_x2(
+        ldem__v3x2_add(ldem__v3x2_pack(b->x[i0], b->x[i1]), zero),
+        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[i0], b->x_prev[i1]), zero), dq_i, at);
+    ldem__v3x2 step_j = ldem__rigid_step_x2(
+        ldem__v3x2_add(ldem__v3x2_pack(b->x[j0], b->x[j1]),
+                       ldem__v3x2_pack(off[0].now, off[1].now)),
+        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[j0], b->x_prev[j1]),
+                       ldem__v3x2_pack(off[0].prev, off[1].prev)),
+        dq_j, at);
+    ldem__v3x2 du = ldem__v3x2_sub(step_j, step_i);
+    ldem__qx2 frame = ldem__frame_follow_x2(ldem__qx2_pack(c[0]->frame, c[1]->frame), dq_i, dq_j,
+                                            ldem__v3x2_pack(p[0].normal, p[1].normal));
+    ldem__v3x2 local = ldem__qx2_rotate_inv(frame, du); /* ldem_contact_to_frame */
+    for (int l = 0; l < 2; l++) {
+        c[l]->frame = ldem__qx2_lane(frame, l);
+        double ds[2] = {local.x[l], local.y[l]};
+        int rc = hertz_law_and_forces(w, c[l], &off[l], &p[l], ldem__v3x2_lane(du, l), ds);
+        if (rc) {
+            *failed = l;
+            return rc;
+        }
+    }
+    return LDEM_OK;
+}
+
 /* ---- what the contacts add up to ---- */
 
 /* dN/dδ of a touching contact just updated, for the servo's stiffness estimate. */
@@ -794,6 +887,30 @@ static void add_forces_in_list_order(ldem_world *w)
 
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Returns the first failure, described in *e. */
+/* The error of contact c's failed update, unless its update described it already. */
+static int contact_failed(ldem_err *e, const ldem_contact *c, int rc)
+{
+    if (!e->code)
+        ldem_err_set(e, rc, NULL, 0, "contact %u-%u: %s", c->i, c->j, ldem_status_name(rc));
+    return rc;
+}
+
+/* What every updated contact adds: its virial to the shard's sums (periodic cells), its
+ * forces to the bodies (`sum`, one thread only). */
+static void contact_adds(ldem_world *w, const ldem_contact *c, const image_offset *off,
+                         int sum, ldem_contact_sums *sums)
+{
+    if (w->cell.periodic)
+        add_to_sums(w, c, off, sums);
+    if (sum)
+        add_forces(w, c);
+}
+
+/* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
+ * (one thread only: the bodies are shared). Touching rigid sphere pairs go two at a time
+ * (update_sphere_pairs): one is held until the next comes, or until a contact of another
+ * kind, which must then wait for it, keeping the list order of the sums. Returns the first
+ * failure, described in *e. */
 static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
 {
     ldem_step_work *k = w->work;
@@ -801,24 +918,46 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
      * the contacts make, so each += went through memory. */
     ldem_contact_sums sums;
     memset(&sums, 0, sizeof sums);
-    int periodic = w->cell.periodic;
+    ldem_vec3 *phi = k->phi_scratch + (size_t)tid * k->max_modes;
+    ldem_contact *held = NULL;
+    image_offset held_off = NO_OFFSET;
+    int rc;
     for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
-        int rc = contact_update(w, c, &off, &k->hits[tid], k->dq,
-                                k->phi_scratch + (size_t)tid * k->max_modes, e);
-        if (rc) {
-            if (!e->code)
-                ldem_err_set(e, rc, NULL, 0, "contact %u-%u: %s", c->i, c->j,
-                             ldem_status_name(rc));
-            return rc;
+        if (!k->contacts_one_by_one && touching_sphere_pair(w, c)) {
+            if (!held) {
+                held = c;
+                held_off = off;
+                continue;
+            }
+            ldem_contact *two[2] = {held, c};
+            image_offset offs[2] = {held_off, off};
+            held = NULL;
+            int failed = 0;
+            if ((rc = update_sphere_pairs(w, two, offs, &failed)))
+                return contact_failed(e, two[failed], rc);
+            contact_adds(w, two[0], &offs[0], sum, &sums);
+            contact_adds(w, two[1], &offs[1], sum, &sums);
+            continue;
         }
-        if (periodic)
-            add_to_sums(w, c, &off, &sums);
-        if (sum)
-            add_forces(w, c);
+        if (held) {
+            if ((rc = contact_update(w, held, &held_off, &k->hits[tid], k->dq, phi, e)))
+                return contact_failed(e, held, rc);
+            contact_adds(w, held, &held_off, sum, &sums);
+            held = NULL;
+        }
+        rc = contact_update(w, c, &off, &k->hits[tid], k->dq, phi, e);
+        if (rc)
+            return contact_failed(e, c, rc);
+        contact_adds(w, c, &off, sum, &sums);
+    }
+    if (held) {
+        if ((rc = contact_update(w, held, &held_off, &k->hits[tid], k->dq, phi, e)))
+            return contact_failed(e, held, rc);
+        contact_adds(w, held, &held_off, sum, &sums);
     }
     k->shard_sums[s] = sums;
     return LDEM_OK;

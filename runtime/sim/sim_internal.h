@@ -42,6 +42,8 @@ typedef struct ldem_step_work {
     size_t *group_off;
     double *group_slack;
     int status;                    /* first failure inside a parallel region */
+    int contacts_one_by_one;       /* every contact through contact_update, none two at a
+                                    * time: tests set it to compare the two paths */
 } ldem_step_work;
 
 void ldem_step_work_free(struct ldem_step_work *k);

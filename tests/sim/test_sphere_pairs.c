@@ -1,0 +1,192 @@
+/* Two touching sphere pairs at once (runtime/sim/sphere_pairs.h, contacts.c): each lane must
+ * give the scalar path's result to the bit, kernel by kernel and over a whole simulation. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "ldem/contact/frame.h"
+#include "ldem/sim/step.h"
+#include "sim_internal.h"
+#include "sphere_pairs.h"
+#include "world_fixture.h"
+
+static const double R = 1e-3;
+
+static unsigned rng = 2463534242u;
+static double uniform(double lo, double hi) /* xorshift32: the same numbers on every run */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return lo + (hi - lo) * (rng / 4294967296.0);
+}
+
+static ldem_vec3 random_unit(void)
+{
+    return ldem_vec3_normalize(
+        ldem_vec3_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)));
+}
+
+/* A rotation by an angle up to `max` (radians) about a random axis; with w < 0 half the time
+ * (the same rotation: the twist must take either sign). */
+static ldem_quat random_rotation(double max)
+{
+    ldem_quat q = ldem_quat_from_axis_angle(random_unit(), uniform(0, max));
+    return uniform(0, 1) < 0.5 ? q : ldem_quat_make(-q.w, -q.x, -q.y, -q.z);
+}
+
+static int same_quat(ldem_quat a, ldem_quat b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Frames, rotation increments and new normals from everyday steps (1e-6 rad) to half turns,
+ * and the degenerate twists (a half turn about an axis normal to the frame's normal, whose
+ * twist is the zero 2-vector): both lanes against ldem_contact_frame_follow_exact. */
+Test(sphere_pairs, frame_follow_lanes_are_the_scalar_follow)
+{
+    const double sizes[] = {1e-6, 1e-3, 0.3, 3.1};
+    int checked = 0;
+    for (int k = 0; k < 4000; k++) {
+        double size = sizes[k % 4];
+        ldem_quat q[2], dqi[2], dqj[2];
+        ldem_vec3 n[2];
+        for (int l = 0; l < 2; l++) {
+            q[l] = ldem_contact_frame_init(random_unit());
+            dqi[l] = random_rotation(size);
+            dqj[l] = random_rotation(size);
+            ldem_vec3 n0 = ldem_contact_frame_normal(q[l]);
+            n[l] = ldem_quat_rotate(random_rotation(size), n0);
+            if (k % 50 == 7) { /* a half turn about an axis normal to n0: zero twist */
+                ldem_vec3 axis = ldem_vec3_normalize(ldem_vec3_cross(n0, random_unit()));
+                dqi[l] = ldem_quat_make(0.0, axis.x, axis.y, axis.z);
+            }
+        }
+        if (fabs(ldem_vec3_norm2(n[0]) - 1.0) > 4e-15 ||
+            fabs(ldem_vec3_norm2(n[1]) - 1.0) > 4e-15)
+            continue; /* the lanes take unit normals only (update_sphere_pairs checks) */
+        ldem__qx2 got = ldem__frame_follow_x2(ldem__qx2_pack(q[0], q[1]),
+                                              ldem__qx2_pack(dqi[0], dqi[1]),
+                                              ldem__qx2_pack(dqj[0], dqj[1]),
+                                              ldem__v3x2_pack(n[0], n[1]));
+        for (int l = 0; l < 2; l++) {
+            ldem_quat want = ldem_contact_frame_follow_exact(q[l], dqi[l], dqj[l], n[l]);
+            ldem_quat lane = ldem__qx2_lane(got, l);
+            cr_assert(same_quat(lane, want),
+                      "case %d lane %d: (%.17g %.17g %.17g %.17g) against the scalar "
+                      "(%.17g %.17g %.17g %.17g)", k, l, lane.w, lane.x, lane.y, lane.z,
+                      want.w, want.x, want.y, want.z);
+        }
+        checked++;
+    }
+    cr_assert_gt(checked, 3000, "only %d cases had unit normals", checked);
+}
+
+Test(sphere_pairs, rotation_and_material_step_lanes_are_the_scalar_ones)
+{
+    for (int k = 0; k < 1000; k++) {
+        ldem_quat q[2];
+        ldem_vec3 v[2], x[2], xp[2], at[2];
+        for (int l = 0; l < 2; l++) {
+            q[l] = random_rotation(k % 2 ? 1e-5 : 3.0);
+            v[l] = ldem_vec3_scale(random_unit(), uniform(0, 2e-3));
+            x[l] = ldem_vec3_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
+            xp[l] = ldem_vec3_add(x[l], ldem_vec3_scale(random_unit(), 1e-7));
+            at[l] = ldem_vec3_add(x[l], ldem_vec3_scale(random_unit(), R));
+        }
+        ldem__qx2 q2 = ldem__qx2_pack(q[0], q[1]);
+        ldem__v3x2 rot = ldem__qx2_rotate_inv(q2, ldem__v3x2_pack(v[0], v[1]));
+        ldem__v3x2 step = ldem__rigid_step_x2(ldem__v3x2_pack(x[0], x[1]),
+                                              ldem__v3x2_pack(xp[0], xp[1]), q2,
+                                              ldem__v3x2_pack(at[0], at[1]));
+        for (int l = 0; l < 2; l++) {
+            ldem_vec3 want = ldem_quat_rotate_inv(q[l], v[l]), lane = ldem__v3x2_lane(rot, l);
+            cr_assert(memcmp(&lane, &want, sizeof lane) == 0, "rotation, case %d lane %d", k, l);
+            /* contacts.c's material_step of a rigid body */
+            ldem_vec3 r_prev = ldem_quat_rotate_inv(q[l], ldem_vec3_sub(at[l], x[l]));
+            ldem_vec3 want_step = ldem_vec3_sub(at[l], ldem_vec3_add(xp[l], r_prev));
+            lane = ldem__v3x2_lane(step, l);
+            cr_assert(memcmp(&lane, &want_step, sizeof lane) == 0, "step, case %d lane %d", k,
+                      l);
+        }
+    }
+}
+
+/* A simple cubic block of 6³ spheres overlapping their neighbours by 1 % of R, each with a
+ * random velocity and spin: every body has touching contacts that slide, roll and twist. */
+static void block(ldem_world *w, int law)
+{
+    wf_world(w, law);
+    rng = 88172645u;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            for (int k = 0; k < 6; k++) {
+                uint32_t b = wf_add_sphere(
+                    w, ldem_vec3_make(1.99 * R * i, 1.99 * R * j, 1.99 * R * k), R,
+                    ldem_vec3_make(uniform(-0.05, 0.05), uniform(-0.05, 0.05),
+                                   uniform(-0.05, 0.05)));
+                w->bodies.L[b] = ldem_vec3_scale(w->bodies.inertia[b], uniform(-200, 200));
+            }
+    w->dt = 2e-8;
+    w->skin = 0.1 * R;
+    w->threads = 1;
+}
+
+/* Shards holding two or more touching contacts: where update_shard takes them in pairs. */
+static int shards_with_pairs(const ldem_world *w)
+{
+    int touching[LDEM_HISTORY_SHARDS] = {0}, shared = 0;
+    for (size_t c = 0; c < w->ncontacts; c++)
+        touching[w->contacts[c].shard] += w->contacts[c].overlap > 0.0;
+    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
+        shared += touching[s] >= 2;
+    return shared;
+}
+
+/* The same block stepped with contacts two at a time and one by one: every body's state
+ * and every contact's forces and frame are the same bits. */
+Test(sphere_pairs, a_block_steps_the_same_with_and_without_pairs, .timeout = 120)
+{
+    for (int law = LDEM_LAW_HERTZ_JAGER; law <= LDEM_LAW_HERTZ_MINDLIN; law++) {
+        ldem_world a, b;
+        block(&a, law);
+        block(&b, law);
+        ldem_err err;
+        cr_assert_eq(ldem_world_prepare(&a, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_world_prepare(&b, &err), LDEM_OK, "%s", err.msg);
+        b.work->contacts_one_by_one = 1;
+        /* the pairs are taken: most shards hold two or more touching contacts (the block
+         * springs apart over a few microseconds, so 150 steps of 20 ns keep it together) */
+        cr_assert_gt(shards_with_pairs(&a), (int)LDEM_HISTORY_SHARDS / 2);
+        for (int k = 0; k < 150; k++) {
+            cr_assert_eq(ldem_world_step(&a, &err), LDEM_OK, "step %d: %s", k, err.msg);
+            cr_assert_eq(ldem_world_step(&b, &err), LDEM_OK, "step %d: %s", k, err.msg);
+        }
+        cr_assert_gt(shards_with_pairs(&a), (int)LDEM_HISTORY_SHARDS / 2,
+                     "law %d: %d shards", law, shards_with_pairs(&a));
+        size_t n = a.bodies.count;
+        cr_assert_eq(b.bodies.count, n);
+        cr_assert(memcmp(a.bodies.x, b.bodies.x, n * sizeof *a.bodies.x) == 0,
+                  "law %d: positions differ", law);
+        cr_assert(memcmp(a.bodies.v, b.bodies.v, n * sizeof *a.bodies.v) == 0,
+                  "law %d: velocities differ", law);
+        cr_assert(memcmp(a.bodies.q, b.bodies.q, n * sizeof *a.bodies.q) == 0,
+                  "law %d: orientations differ", law);
+        cr_assert(memcmp(a.bodies.L, b.bodies.L, n * sizeof *a.bodies.L) == 0,
+                  "law %d: angular momenta differ", law);
+        cr_assert_eq(a.ncontacts, b.ncontacts);
+        int sliding = 0;
+        for (size_t c = 0; c < a.ncontacts; c++) {
+            const ldem_contact *p = &a.contacts[c], *q = &b.contacts[c];
+            cr_assert(memcmp(&p->fn, &q->fn, sizeof p->fn) == 0 &&
+                          memcmp(&p->ft, &q->ft, sizeof p->ft) == 0 &&
+                          same_quat(p->frame, q->frame),
+                      "law %d, contact %u-%u: forces or frame differ", law, p->i, p->j);
+            sliding += ldem_vec3_norm(p->ft) > 0.0;
+        }
+        cr_assert_gt(sliding, 100, "law %d: only %d contacts carry a tangential force", law,
+                     sliding);
+        ldem_world_free(&a);
+        ldem_world_free(&b);
+    }
+}
