@@ -770,20 +770,30 @@ static int touching_sphere_pair(const ldem_world *w, const ldem_contact *c)
            b->modal[c->j] == LDEM_RIGID && w->laws[c->law].law != LDEM_LAW_LINEAR;
 }
 
-/* contact_update of two touching_sphere_pair contacts, bit for bit: the geometry and the law
- * lane by lane, the material-point steps, frame follow and frame transform in the two lanes
- * of sphere_pairs.h. On failure *failed is the lane that failed. */
+/* contact_update of two touching_sphere_pair contacts, bit for bit: the geometry,
+ * material-point steps, frame follow and frame transform in the two lanes of sphere_pairs.h,
+ * the law and the forces lane by lane. On failure *failed is the lane that failed. */
 static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
                                int *failed)
 {
     const ldem_bodies *b = &w->bodies;
     const ldem_quat *dq = w->work->dq;
+    uint32_t i0 = c[0]->i, j0 = c[0]->j, i1 = c[1]->i, j1 = c[1]->j;
+    ldem__v3x2 xj = ldem__v3x2_add(ldem__v3x2_pack(b->x[j0], b->x[j1]),
+                                   ldem__v3x2_pack(off[0].now, off[1].now));
+    ldem__v2 ri = {b->radius[i0], b->radius[i1]}, rj = {b->radius[j0], b->radius[j1]};
+    ldem__v2 overlap;
+    ldem__v3x2 normal, point;
+    ldem__sphere_sphere_x2(ldem__v3x2_pack(b->x[i0], b->x[i1]), ri, xj, rj, &overlap, &normal,
+                           &point);
     ldem_patch p[2];
     int unit = 1;
     for (int l = 0; l < 2; l++) {
-        uint32_t i = c[l]->i, j = c[l]->j;
-        ldem_sphere_sphere(b->x[i], b->radius[i], ldem_vec3_add(b->x[j], off[l].now),
-                           b->radius[j], &p[l]);
+        p[l] = (ldem_patch){.overlap = overlap[l],
+                            .normal = ldem__v3x2_lane(normal, l),
+                            .point = ldem__v3x2_lane(point, l),
+                            .r1 = ri[l],
+                            .r2 = rj[l]};
         if (hertz_pair_update(w, c[l], &p[l])) {
             *failed = l;
             return LDEM_ERR_INTERNAL;
@@ -800,9 +810,8 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
         }
         return LDEM_OK;
     }
-    uint32_t i0 = c[0]->i, j0 = c[0]->j, i1 = c[1]->i, j1 = c[1]->j;
     const ldem__v3x2 zero = {ldem__v2_splat(0.0), ldem__v2_splat(0.0), ldem__v2_splat(0.0)};
-    ldem__v3x2 at = ldem__v3x2_pack(p[0].point, p[1].point);
+    ldem__v3x2 at = point;
     ldem__qx2 dq_i = ldem__qx2_pack(dq[i0], dq[i1]), dq_j = ldem__qx2_pack(dq[j0], dq[j1]);
     /* i sits in the cell (material_step's NO_OFFSET, added as it adds it), j at its image */
     ldem__v3x2 step_i = ldem__rigid_step_x2(
@@ -816,7 +825,7 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
         dq_j, at);
     ldem__v3x2 du = ldem__v3x2_sub(step_j, step_i);
     ldem__qx2 frame = ldem__frame_follow_x2(ldem__qx2_pack(c[0]->frame, c[1]->frame), dq_i, dq_j,
-                                            ldem__v3x2_pack(p[0].normal, p[1].normal));
+                                            normal);
     ldem__v3x2 local = ldem__qx2_rotate_inv(frame, du); /* ldem_contact_to_frame */
     for (int l = 0; l < 2; l++) {
         c[l]->frame = ldem__qx2_lane(frame, l);

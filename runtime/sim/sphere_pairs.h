@@ -123,6 +123,28 @@ static inline ldem__v3x2 ldem__rigid_step_x2(ldem__v3x2 x, ldem__v3x2 x_prev, ld
     return ldem__v3x2_sub(at, ldem__v3x2_add(x_prev, r_prev));
 }
 
+/* ldem_sphere_sphere, both lanes: overlap, unit normal from i to j, contact point. */
+static inline void ldem__sphere_sphere_x2(ldem__v3x2 xi, ldem__v2 ri, ldem__v3x2 xj, ldem__v2 rj,
+                                          ldem__v2 *overlap, ldem__v3x2 *normal,
+                                          ldem__v3x2 *point)
+{
+    ldem__v3x2 d = ldem__v3x2_sub(xj, xi);
+    ldem__v2 dist = ldem__v2_sqrt(ldem__v3x2_dot(d, d));
+    ldem__m2 apart = dist > 0.0;
+    ldem__v2 inv = 1.0 / dist, zero = ldem__v2_splat(0.0);
+    ldem__v3x2 n = {ldem__v2_select(apart, inv * d.x, zero),
+                    ldem__v2_select(apart, inv * d.y, zero),
+                    ldem__v2_select(apart, inv * d.z, ldem__v2_splat(1.0))}; /* +z if coincident */
+    ldem__v3x2 tip_i = {ri * n.x + xi.x, ri * n.y + xi.y, ri * n.z + xi.z};
+    ldem__v2 mrj = -rj;
+    ldem__v3x2 tip_j = {mrj * n.x + xj.x, mrj * n.y + xj.y, mrj * n.z + xj.z};
+    ldem__v2 half = ldem__v2_splat(0.5);
+    *overlap = ri + rj - dist;
+    *normal = n;
+    *point = (ldem__v3x2){half * (tip_i.x + tip_j.x), half * (tip_i.y + tip_j.y),
+                          half * (tip_i.z + tip_j.z)};
+}
+
 /* ldem__contact_twist_about, both lanes. */
 static inline void ldem__twist_about_x2(ldem__qx2 dq, ldem__v3x2 n, ldem__v2 *hc, ldem__v2 *hs)
 {

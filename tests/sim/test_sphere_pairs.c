@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ldem/contact/frame.h"
+#include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
 #include "sphere_pairs.h"
@@ -108,6 +109,39 @@ Test(sphere_pairs, rotation_and_material_step_lanes_are_the_scalar_ones)
             lane = ldem__v3x2_lane(step, l);
             cr_assert(memcmp(&lane, &want_step, sizeof lane) == 0, "step, case %d lane %d", k,
                       l);
+        }
+    }
+}
+
+Test(sphere_pairs, geometry_lanes_are_ldem_sphere_sphere)
+{
+    for (int k = 0; k < 1000; k++) {
+        ldem_vec3 xi[2], xj[2];
+        double ri[2], rj[2];
+        for (int l = 0; l < 2; l++) {
+            ri[l] = uniform(0.9, 1.1) * R;
+            rj[l] = uniform(0.9, 1.1) * R;
+            xi[l] = ldem_vec3_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
+            /* touching, apart, and (k % 10 == 3) coincident centres */
+            double dist = k % 10 == 3 ? 0.0 : uniform(0.9, 1.1) * (ri[l] + rj[l]);
+            xj[l] = ldem_vec3_add(xi[l], ldem_vec3_scale(random_unit(), dist));
+        }
+        ldem__v2 overlap;
+        ldem__v3x2 normal, point;
+        ldem__sphere_sphere_x2(ldem__v3x2_pack(xi[0], xi[1]), (ldem__v2){ri[0], ri[1]},
+                               ldem__v3x2_pack(xj[0], xj[1]), (ldem__v2){rj[0], rj[1]},
+                               &overlap, &normal, &point);
+        for (int l = 0; l < 2; l++) {
+            ldem_patch want;
+            ldem_sphere_sphere(xi[l], ri[l], xj[l], rj[l], &want);
+            ldem_vec3 n = ldem__v3x2_lane(normal, l), at = ldem__v3x2_lane(point, l);
+            double d = overlap[l];
+            cr_assert(memcmp(&d, &want.overlap, sizeof d) == 0 &&
+                          memcmp(&n, &want.normal, sizeof n) == 0 &&
+                          memcmp(&at, &want.point, sizeof at) == 0,
+                      "case %d lane %d: overlap %.17g normal (%g %g %g), scalar %.17g (%g %g %g)",
+                      k, l, d, n.x, n.y, n.z, want.overlap, want.normal.x, want.normal.y,
+                      want.normal.z);
         }
     }
 }
