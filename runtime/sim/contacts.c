@@ -565,43 +565,52 @@ static int hertz_pair_update(const ldem_world *w, ldem_contact *c, const ldem_pa
     return LDEM_OK;
 }
 
-/* The law's step and the forces of a Hertz contact whose frame is up to date: du is the
- * move of j's material point against i's over the step, ds its tangential part in the
- * frame. */
-static int hertz_law_and_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
-                                const ldem_patch *p, ldem_vec3 du, const double ds[2])
+/* The law's step of a Hertz contact whose frame is up to date (ds: the tangential move of
+ * j's material point against i's, in the frame): N and the tangential force T in the frame.
+ * Records the patch's geometry in the contact. */
+static int hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
+                     double *normal, double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
     double d1 = p->overlap;
-    ldem_vec3 n = p->normal;
-    double t[2] = {0.0, 0.0}, normal = 0.0;
     int rc = LDEM_OK;
+    t[0] = t[1] = 0.0;
     if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
         ldem_jager_params jp = {c->pair, law->mu, law->beta, w->track_energy != 0};
         rc = ldem_jager_step(&jp, &w->pools[c->shard], &c->law_state.jager, d1, ds);
-        normal = c->law_state.jager.n;
+        *normal = c->law_state.jager.n;
         t[0] = c->law_state.jager.t[0];
         t[1] = c->law_state.jager.t[1];
     } else if (law->law == LDEM_LAW_HERTZ_MINDLIN && law->mu > 0.0) {
         ldem_mindlin_params mp = {c->pair, law->mu};
         ldem_mindlin_step(&mp, &c->law_state.mindlin, d1, ds);
-        normal = c->law_state.mindlin.n;
+        *normal = c->law_state.mindlin.n;
         t[0] = c->law_state.mindlin.t[0];
         t[1] = c->law_state.mindlin.t[1];
     } else {
-        normal = ldem_hertz_force(&c->pair, d1);
+        *normal = ldem_hertz_force(&c->pair, d1);
     }
     c->overlap = d1;
-    c->normal = n;
+    c->normal = p->normal;
     c->point = p->point;
     c->npatch = p->nnodes;
+    return rc;
+}
+
+/* The forces of a Hertz contact after its law's step: N along n (with the normal damping,
+ * which the tangential laws do not see), and the tangential force opposing j's slide over i
+ * (du: j's material point's move against i's). The laws' N is Hertz's cn d√d to the bit, so
+ * the damping's cap takes it rather than a square root again. */
+static void hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
+                         const ldem_patch *p, ldem_vec3 du, double normal, const double t[2])
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    double d1 = p->overlap;
     if (d1 <= 0.0) {
         clear_forces(c);
-        return rc;
+        return;
     }
-    /* the force on j: N along n (with the normal damping, which the tangential laws do not
-     * see), and the tangential force opposing j's slide over i. The laws' N is Hertz's
-     * cn d√d to the bit, so the damping's cap takes it rather than a square root again. */
+    ldem_vec3 n = p->normal;
     c->kn = ldem_hertz_stiffness(&c->pair, d1);
     double minus_t[2] = {-t[0], -t[1]};
     double damped = law->damping > 0.0 && w->dt > 0.0
@@ -610,7 +619,6 @@ static int hertz_law_and_forces(ldem_world *w, ldem_contact *c, const image_offs
     set_forces(w, c, off, ldem_vec3_scale(n, normal + damped),
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
     c->stored_normal = 0.4 * normal * d1;
-    return rc;
 }
 
 /* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
@@ -633,9 +641,11 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
         ldem_quat dqj = (c->j & LDEM_WALL_BIT) ? ldem_quat_identity() : dq[c->j];
         c->frame = ldem_contact_frame_follow_exact(c->frame, dq[c->i], dqj, p->normal);
     }
-    double ds[2];
+    double ds[2], normal, t[2];
     ldem_contact_to_frame(c->frame, du, ds);
-    return hertz_law_and_forces(w, c, off, p, du, ds);
+    int rc = hertz_law(w, c, p, ds, &normal, t);
+    hertz_forces(w, c, off, p, du, normal, t);
+    return rc;
 }
 
 /* Find the spring of `key` in the sorted old springs starting at *pos. */
@@ -770,9 +780,60 @@ static int touching_sphere_pair(const ldem_world *w, const ldem_contact *c)
            b->modal[c->j] == LDEM_RIGID && w->laws[c->law].law != LDEM_LAW_LINEAR;
 }
 
+/* hertz_forces of two touching sphere pairs that still overlap, in the two lanes: the
+ * stiffness, the damping (computed in both lanes, kept where the lane's law has it), the
+ * tangential force out of the frame, the torques. */
+static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
+                            const ldem_patch p[2], ldem__v3x2 du, ldem__qx2 frame,
+                            const double normal[2], double t[2][2])
+{
+    const ldem_bodies *b = &w->bodies;
+    const ldem__v2 two = ldem__v2_splat(2.0);
+    ldem__v3x2 n = ldem__v3x2_pack(p[0].normal, p[1].normal);
+    ldem__v3x2 at = ldem__v3x2_pack(p[0].point, p[1].point);
+    ldem__v2 d1 = {p[0].overlap, p[1].overlap}, N = {normal[0], normal[1]};
+    /* ldem_hertz_stiffness */
+    ldem__v2 estar = {c[0]->pair.estar, c[1]->pair.estar};
+    ldem__v2 rstar = {c[0]->pair.rstar, c[1]->pair.rstar};
+    ldem__v2 kn = two * estar * ldem__v2_sqrt(rstar * d1);
+    /* normal_damping and ldem_hertz_damping_from */
+    ldem__v2 rate = -ldem__v3x2_dot(du, n) / ldem__v2_splat(w->dt);
+    ldem__v2 mstar = {effective_mass(w, c[0]), effective_mass(w, c[1])};
+    ldem__v2 zeta = {w->laws[c[0]->law].damping, w->laws[c[1]->law].damping};
+    ldem__v2 f = two * zeta * ldem__v2_sqrt(kn * mstar) * rate;
+    f = ldem__v2_select(f < -N, -N, f);
+    ldem__v2 damped = ldem__v2_splat(0.0);
+    for (int l = 0; l < 2; l++)
+        if (zeta[l] > 0.0 && w->dt > 0.0) {
+            damped[l] = f[l];
+            c[l]->dissipated += f[l] * rate[l] * w->dt;
+        }
+    /* set_forces */
+    ldem__v2 s = N + damped;
+    ldem__v3x2 fn = {s * n.x, s * n.y, s * n.z};
+    ldem__v3x2 minus_t = {{-t[0][0], -t[1][0]}, {-t[0][1], -t[1][1]}, ldem__v2_splat(0.0)};
+    ldem__v3x2 ft = ldem__qx2_rotate(frame, minus_t); /* ldem_contact_from_frame */
+    ldem__v3x2 force = ldem__v3x2_add(fn, ft);
+    ldem__v3x2 xi = ldem__v3x2_pack(b->x[c[0]->i], b->x[c[1]->i]);
+    ldem__v3x2 xj = ldem__v3x2_add(ldem__v3x2_pack(b->x[c[0]->j], b->x[c[1]->j]),
+                                   ldem__v3x2_pack(off[0].now, off[1].now));
+    ldem__v3x2 minus_force = {-force.x, -force.y, -force.z};
+    ldem__v3x2 torque_i = ldem__v3x2_cross(ldem__v3x2_sub(at, xi), minus_force);
+    ldem__v3x2 torque_j = ldem__v3x2_cross(ldem__v3x2_sub(at, xj), force);
+    for (int l = 0; l < 2; l++) {
+        c[l]->kn = kn[l];
+        c[l]->fn = ldem__v3x2_lane(fn, l);
+        c[l]->ft = ldem__v3x2_lane(ft, l);
+        c[l]->torque_i = ldem__v3x2_lane(torque_i, l);
+        c[l]->torque_j = ldem__v3x2_lane(torque_j, l);
+        c[l]->stored_normal = 0.4 * normal[l] * d1[l];
+    }
+}
+
 /* contact_update of two touching_sphere_pair contacts, bit for bit: the geometry,
  * material-point steps, frame follow and frame transform in the two lanes of sphere_pairs.h,
- * the law and the forces lane by lane. On failure *failed is the lane that failed. */
+ * then the law lane by lane, then the forces in the lanes again. On failure *failed is the
+ * lane that failed. */
 static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
                                int *failed)
 {
@@ -827,14 +888,24 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
     ldem__qx2 frame = ldem__frame_follow_x2(ldem__qx2_pack(c[0]->frame, c[1]->frame), dq_i, dq_j,
                                             normal);
     ldem__v3x2 local = ldem__qx2_rotate_inv(frame, du); /* ldem_contact_to_frame */
+    double normal_l[2], t_l[2][2];
     for (int l = 0; l < 2; l++) {
         c[l]->frame = ldem__qx2_lane(frame, l);
         double ds[2] = {local.x[l], local.y[l]};
-        int rc = hertz_law_and_forces(w, c[l], &off[l], &p[l], ldem__v3x2_lane(du, l), ds);
-        if (rc) {
+        int rc = hertz_law(w, c[l], &p[l], ds, &normal_l[l], t_l[l]);
+        if (rc) { /* as contact_update leaves them: the forces of the lanes so far, then stop */
+            for (int m = 0; m <= l; m++)
+                hertz_forces(w, c[m], &off[m], &p[m], ldem__v3x2_lane(du, m), normal_l[m],
+                             t_l[m]);
             *failed = l;
             return rc;
         }
+    }
+    if (p[0].overlap > 0.0 && p[1].overlap > 0.0) {
+        hertz_forces_x2(w, c, off, p, du, frame, normal_l, t_l);
+    } else { /* a lane that separated clears its forces */
+        for (int l = 0; l < 2; l++)
+            hertz_forces(w, c[l], &off[l], &p[l], ldem__v3x2_lane(du, l), normal_l[l], t_l[l]);
     }
     return LDEM_OK;
 }

@@ -1,13 +1,14 @@
-/* sphere_pairs.h — the kinematics of two touching rigid sphere pairs at once (contacts.c).
+/* sphere_pairs.h — two touching rigid sphere pairs at once (contacts.c).
  *
- * A touching contact's material-point steps and frame follow are a long chain of dependent
- * square roots, divisions and quaternion products, too long for the out-of-order core to
- * overlap with the next contact's (pipelines/bench/lammps/README.md, sessions 18–19). Here
- * two contacts run in the two lanes of one SSE2 register: each instruction advances both
- * chains. Packed arithmetic rounds exactly as the scalar instructions do, and every
- * operation below is the scalar path's (material_step, ldem_contact_frame_follow_exact,
- * ldem_contact_to_frame) in the same order, branches turned into lane selects, so each lane's
- * result is that path's to the bit; tests/sim/test_sphere_pairs.c checks it.
+ * A touching contact's geometry, material-point steps, frame follow and forces are a long
+ * chain of dependent square roots, divisions and quaternion products, too long for the
+ * out-of-order core to overlap with the next contact's (pipelines/bench/lammps/README.md,
+ * sessions 18–19). Here two contacts run in the two lanes of one SSE2 register: each
+ * instruction advances both chains. Packed arithmetic rounds exactly as the scalar
+ * instructions do, and every operation below is the scalar path's (ldem_sphere_sphere,
+ * material_step, ldem_contact_frame_follow_exact, the quaternion rotations) in the same
+ * order, branches turned into lane selects, so each lane's result is that path's to the bit;
+ * tests/sim/test_sphere_pairs.c checks it.
  *
  * Internal to runtime/sim; contacts.c includes it once.
  */
@@ -102,15 +103,21 @@ static inline ldem__qx2 ldem__qx2_mul(ldem__qx2 p, ldem__qx2 q)
                        p.w * q.z + p.x * q.y - p.y * q.x + p.z * q.w};
 }
 
-/* ldem_quat_rotate_inv: q* v q. */
-static inline ldem__v3x2 ldem__qx2_rotate_inv(ldem__qx2 q, ldem__v3x2 v)
+/* ldem_quat_rotate: q v q*. */
+static inline ldem__v3x2 ldem__qx2_rotate(ldem__qx2 q, ldem__v3x2 v)
 {
-    ldem__v3x2 u = {-q.x, -q.y, -q.z};
+    ldem__v3x2 u = {q.x, q.y, q.z};
     ldem__v3x2 c = ldem__v3x2_cross(u, v);
     ldem__v2 two = ldem__v2_splat(2.0);
     ldem__v3x2 t = {two * c.x, two * c.y, two * c.z};
     ldem__v3x2 axpy = {q.w * t.x + v.x, q.w * t.y + v.y, q.w * t.z + v.z};
     return ldem__v3x2_add(axpy, ldem__v3x2_cross(u, t));
+}
+
+/* ldem_quat_rotate_inv: q* v q, the rotation by the conjugate. */
+static inline ldem__v3x2 ldem__qx2_rotate_inv(ldem__qx2 q, ldem__v3x2 v)
+{
+    return ldem__qx2_rotate((ldem__qx2){q.w, -q.x, -q.y, -q.z}, v);
 }
 
 /* material_step of a rigid body: the step of the material point at `at` whose body moved

@@ -147,7 +147,8 @@ Test(sphere_pairs, geometry_lanes_are_ldem_sphere_sphere)
 }
 
 /* A simple cubic block of 6³ spheres overlapping their neighbours by 1 % of R, each with a
- * random velocity and spin: every body has touching contacts that slide, roll and twist. */
+ * random velocity and spin: every body has touching contacts that slide, roll and twist,
+ * under normal damping. */
 static void block(ldem_world *w, int law)
 {
     wf_world(w, law);
@@ -164,6 +165,7 @@ static void block(ldem_world *w, int law)
     w->dt = 2e-8;
     w->skin = 0.1 * R;
     w->threads = 1;
+    w->laws[0].damping = 0.05; /* the Hertz damping too (its rate, mass and cap) */
 }
 
 /* Shards holding two or more touching contacts: where update_shard takes them in pairs. */
@@ -214,8 +216,12 @@ Test(sphere_pairs, a_block_steps_the_same_with_and_without_pairs, .timeout = 120
             const ldem_contact *p = &a.contacts[c], *q = &b.contacts[c];
             cr_assert(memcmp(&p->fn, &q->fn, sizeof p->fn) == 0 &&
                           memcmp(&p->ft, &q->ft, sizeof p->ft) == 0 &&
+                          memcmp(&p->torque_i, &q->torque_i, sizeof p->torque_i) == 0 &&
+                          memcmp(&p->torque_j, &q->torque_j, sizeof p->torque_j) == 0 &&
+                          memcmp(&p->dissipated, &q->dissipated, sizeof p->dissipated) == 0 &&
                           same_quat(p->frame, q->frame),
-                      "law %d, contact %u-%u: forces or frame differ", law, p->i, p->j);
+                      "law %d, contact %u-%u: forces, torques, damping work or frame differ",
+                      law, p->i, p->j);
             sliding += ldem_vec3_norm(p->ft) > 0.0;
         }
         cr_assert_gt(sliding, 100, "law %d: only %d contacts carry a tangential force", law,
