@@ -780,17 +780,16 @@ static int touching_sphere_pair(const ldem_world *w, const ldem_contact *c)
            b->modal[c->j] == LDEM_RIGID && w->laws[c->law].law != LDEM_LAW_LINEAR;
 }
 
-/* hertz_forces of two touching sphere pairs that still overlap, in the two lanes: the
- * stiffness, the damping (computed in both lanes, kept where the lane's law has it), the
- * tangential force out of the frame, the torques. */
-static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
-                            const ldem_patch p[2], ldem__v3x2 du, ldem__qx2 frame,
-                            const double normal[2], double t[2][2])
+/* hertz_forces of two touching sphere pairs that still overlap, in the two lanes (xi, xj the
+ * centres, j's at its image; n, at the patches' normals and points): the stiffness, the
+ * damping (computed in both lanes, kept where the lane's law has it), the tangential force
+ * out of the frame, the torques. */
+static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const ldem_patch p[2],
+                            ldem__v3x2 xi, ldem__v3x2 xj, ldem__v3x2 n, ldem__v3x2 at,
+                            ldem__v3x2 du, ldem__qx2 frame, const double normal[2],
+                            double t[2][2])
 {
-    const ldem_bodies *b = &w->bodies;
     const ldem__v2 two = ldem__v2_splat(2.0);
-    ldem__v3x2 n = ldem__v3x2_pack(p[0].normal, p[1].normal);
-    ldem__v3x2 at = ldem__v3x2_pack(p[0].point, p[1].point);
     ldem__v2 d1 = {p[0].overlap, p[1].overlap}, N = {normal[0], normal[1]};
     /* ldem_hertz_stiffness */
     ldem__v2 estar = {c[0]->pair.estar, c[1]->pair.estar};
@@ -814,9 +813,6 @@ static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const image_offse
     ldem__v3x2 minus_t = {{-t[0][0], -t[1][0]}, {-t[0][1], -t[1][1]}, ldem__v2_splat(0.0)};
     ldem__v3x2 ft = ldem__qx2_rotate(frame, minus_t); /* ldem_contact_from_frame */
     ldem__v3x2 force = ldem__v3x2_add(fn, ft);
-    ldem__v3x2 xi = ldem__v3x2_pack(b->x[c[0]->i], b->x[c[1]->i]);
-    ldem__v3x2 xj = ldem__v3x2_add(ldem__v3x2_pack(b->x[c[0]->j], b->x[c[1]->j]),
-                                   ldem__v3x2_pack(off[0].now, off[1].now));
     ldem__v3x2 minus_force = {-force.x, -force.y, -force.z};
     ldem__v3x2 torque_i = ldem__v3x2_cross(ldem__v3x2_sub(at, xi), minus_force);
     ldem__v3x2 torque_j = ldem__v3x2_cross(ldem__v3x2_sub(at, xj), force);
@@ -840,13 +836,14 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
     const ldem_bodies *b = &w->bodies;
     const ldem_quat *dq = w->work->dq;
     uint32_t i0 = c[0]->i, j0 = c[0]->j, i1 = c[1]->i, j1 = c[1]->j;
+    /* i sits in the cell, j at its image */
+    ldem__v3x2 xi = ldem__v3x2_pack(b->x[i0], b->x[i1]);
     ldem__v3x2 xj = ldem__v3x2_add(ldem__v3x2_pack(b->x[j0], b->x[j1]),
                                    ldem__v3x2_pack(off[0].now, off[1].now));
     ldem__v2 ri = {b->radius[i0], b->radius[i1]}, rj = {b->radius[j0], b->radius[j1]};
     ldem__v2 overlap;
     ldem__v3x2 normal, point;
-    ldem__sphere_sphere_x2(ldem__v3x2_pack(b->x[i0], b->x[i1]), ri, xj, rj, &overlap, &normal,
-                           &point);
+    ldem__sphere_sphere_x2(xi, ri, xj, rj, &overlap, &normal, &point);
     ldem_patch p[2];
     int unit = 1;
     for (int l = 0; l < 2; l++) {
@@ -872,18 +869,16 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
         return LDEM_OK;
     }
     const ldem__v3x2 zero = {ldem__v2_splat(0.0), ldem__v2_splat(0.0), ldem__v2_splat(0.0)};
-    ldem__v3x2 at = point;
     ldem__qx2 dq_i = ldem__qx2_pack(dq[i0], dq[i1]), dq_j = ldem__qx2_pack(dq[j0], dq[j1]);
-    /* i sits in the cell (material_step's NO_OFFSET, added as it adds it), j at its image */
+    /* material_step adds i's zero offset (NO_OFFSET): so do the lanes, to the bit */
     ldem__v3x2 step_i = ldem__rigid_step_x2(
-        ldem__v3x2_add(ldem__v3x2_pack(b->x[i0], b->x[i1]), zero),
-        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[i0], b->x_prev[i1]), zero), dq_i, at);
+        ldem__v3x2_add(xi, zero),
+        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[i0], b->x_prev[i1]), zero), dq_i, point);
     ldem__v3x2 step_j = ldem__rigid_step_x2(
-        ldem__v3x2_add(ldem__v3x2_pack(b->x[j0], b->x[j1]),
-                       ldem__v3x2_pack(off[0].now, off[1].now)),
+        xj,
         ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[j0], b->x_prev[j1]),
                        ldem__v3x2_pack(off[0].prev, off[1].prev)),
-        dq_j, at);
+        dq_j, point);
     ldem__v3x2 du = ldem__v3x2_sub(step_j, step_i);
     ldem__qx2 frame = ldem__frame_follow_x2(ldem__qx2_pack(c[0]->frame, c[1]->frame), dq_i, dq_j,
                                             normal);
@@ -902,7 +897,7 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
         }
     }
     if (p[0].overlap > 0.0 && p[1].overlap > 0.0) {
-        hertz_forces_x2(w, c, off, p, du, frame, normal_l, t_l);
+        hertz_forces_x2(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l);
     } else { /* a lane that separated clears its forces */
         for (int l = 0; l < 2; l++)
             hertz_forces(w, c[l], &off[l], &p[l], ldem__v3x2_lane(du, l), normal_l[l], t_l[l]);
