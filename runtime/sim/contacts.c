@@ -858,7 +858,7 @@ static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_of
         }
         unit = unit && fabs(ldem_vec3_norm2(p[l].normal) - 1.0) <= 4e-15;
     }
-    if (!unit) { /* the frame follow would renormalize the normal: leave it to the lanes' own */
+    if (!unit) { /* a normal the frame follow would renormalize: both go the scalar way */
         for (int l = 0; l < 2; l++) {
             int rc = hertz_contact(w, c[l], &off[l], &p[l], dq);
             if (rc) {
