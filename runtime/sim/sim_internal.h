@@ -1,4 +1,4 @@
-/* sim_internal.h — functions the step driver shares with walls.c and contacts.c (private to
+/* sim_internal.h — functions the step driver shares with walls.c and the contacts (private to
  * runtime/sim; the public interface is ldem/sim/step.h). */
 #ifndef LDEM_SIM_INTERNAL_H
 #define LDEM_SIM_INTERNAL_H
@@ -59,7 +59,7 @@ void ldem_walls_advance(ldem_world *w, double t_new, double dt);
 /* After the forces of a step: servo walls choose their velocity for the next step. */
 void ldem_walls_servo(ldem_world *w);
 
-/* ---- contacts.c ---- */
+/* ---- contact_list.c ---- */
 
 /* Bring the candidate list up to date with the bodies' and walls' positions (broad phase,
  * wall candidates, merge keeping the states of surviving pairs, shard lists). */
@@ -71,6 +71,9 @@ int ldem_contacts_need_refresh(const ldem_world *w);
 int ldem_contacts_build_shards(ldem_world *w);
 /* Frictional work a contact has done so far (from its law's state). */
 double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
+
+/* ---- contacts.c ---- */
+
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
  * and torques, and in a periodic cell each shard's ldem_contact_sums. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);
