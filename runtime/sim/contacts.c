@@ -506,21 +506,25 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
     return LDEM_OK;
 }
 
+/* Two rigid spheres under a Hertz law: the pair the shortcuts below take, apart
+ * (sphere_pair_stays_apart) or touching (update_sphere_pairs). A deformable party is left to
+ * contact_update, which zeroes its generalized forces every step (gen_prepare). */
+static int rigid_hertz_sphere_pair(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_bodies *b = &w->bodies;
+    return !(c->j & LDEM_WALL_BIT) && b->kind[c->i] == LDEM_SHAPE_SPHERE &&
+           b->kind[c->j] == LDEM_SHAPE_SPHERE && w->laws[c->law].law != LDEM_LAW_LINEAR &&
+           !ldem_world_body_modes(w, c->i) && !ldem_world_body_modes(w, c->j);
+}
+
 /* A separated sphere pair under a Hertz law that is still apart: all its step does is
  * keep_gap. The arithmetic is ldem_sphere_sphere's and hertz_contact's, bit for bit; what it
  * saves is the rest of the patch, the dispatch and the sums, on a third of the candidates of
- * a dense packing. Returns 0, having changed nothing, for every other pair (it takes rigid
- * spheres only). */
+ * a dense packing. Returns 0, having changed nothing, for every other pair. */
 static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_offset *off)
 {
     const ldem_bodies *b = &w->bodies;
-    if ((c->j & LDEM_WALL_BIT) || c->overlap > 0.0 || b->kind[c->i] != LDEM_SHAPE_SPHERE ||
-        b->kind[c->j] != LDEM_SHAPE_SPHERE)
-        return 0;
-    enum ldem_law law = w->laws[c->law].law;
-    /* a deformable party has generalized forces to zero every step (gen_prepare) */
-    if (law == LDEM_LAW_LINEAR || ldem_world_body_modes(w, c->i) ||
-        ldem_world_body_modes(w, c->j))
+    if (c->overlap > 0.0 || !rigid_hertz_sphere_pair(w, c))
         return 0;
     ldem_vec3 d = ldem_vec3_sub(ldem_vec3_add(b->x[c->j], off->now), b->x[c->i]);
     double gap = b->radius[c->i] + b->radius[c->j] - ldem_vec3_norm(d);
@@ -549,16 +553,6 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
 }
 
 /* ---- two touching sphere pairs at once ---- */
-
-/* A pair of rigid spheres in touch under a Hertz law: the common contact of a dense packing,
- * whose kinematics update_sphere_pairs runs two at a time. */
-static int touching_sphere_pair(const ldem_world *w, const ldem_contact *c)
-{
-    const ldem_bodies *b = &w->bodies;
-    return !(c->j & LDEM_WALL_BIT) && c->overlap > 0.0 && b->kind[c->i] == LDEM_SHAPE_SPHERE &&
-           b->kind[c->j] == LDEM_SHAPE_SPHERE && b->modal[c->i] == LDEM_RIGID &&
-           b->modal[c->j] == LDEM_RIGID && w->laws[c->law].law != LDEM_LAW_LINEAR;
-}
 
 /* hertz_forces of two touching sphere pairs that still overlap, in the two lanes (xi, xj the
  * centres, j's at its image; n, at the patches' normals and points): the stiffness, the
@@ -606,7 +600,8 @@ static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const ldem_patch 
     }
 }
 
-/* contact_update of two touching_sphere_pair contacts, bit for bit: the geometry,
+/* contact_update of two touching rigid_hertz_sphere_pair contacts (the common contact of a
+ * dense packing), bit for bit: the geometry,
  * material-point steps, frame follow and frame transform in the two lanes of sphere_pairs.h,
  * then the law lane by lane, then the forces in the lanes again. On failure *failed is the
  * lane that failed. */
@@ -740,8 +735,6 @@ static void add_forces_in_list_order(ldem_world *w)
         add_forces(w, &w->contacts[c]);
 }
 
-/* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
- * (one thread only: the bodies are shared). Returns the first failure, described in *e. */
 /* The error of contact c's failed update, unless its update described it already. */
 static int contact_failed(ldem_err *e, const ldem_contact *c, int rc)
 {
@@ -761,6 +754,19 @@ static void contact_adds(ldem_world *w, const ldem_contact *c, const image_offse
         add_forces(w, c);
 }
 
+/* One contact's update on its own, and what it adds. */
+static int update_alone(ldem_world *w, ldem_contact *c, const image_offset *off, int tid,
+                        int sum, ldem_contact_sums *sums, ldem_err *e)
+{
+    ldem_step_work *k = w->work;
+    int rc = contact_update(w, c, off, &k->hits[tid], k->dq,
+                            k->phi_scratch + (size_t)tid * k->max_modes, e);
+    if (rc)
+        return contact_failed(e, c, rc);
+    contact_adds(w, c, off, sum, sums);
+    return LDEM_OK;
+}
+
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Touching rigid sphere pairs go two at a time
  * (update_sphere_pairs): one is held until the next comes, or until a contact of another
@@ -773,7 +779,6 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
      * the contacts make, so each += went through memory. */
     ldem_contact_sums sums;
     memset(&sums, 0, sizeof sums);
-    ldem_vec3 *phi = k->phi_scratch + (size_t)tid * k->max_modes;
     ldem_contact *held = NULL;
     image_offset held_off = NO_OFFSET;
     int rc;
@@ -782,7 +787,7 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
-        if (!k->contacts_one_by_one && touching_sphere_pair(w, c)) {
+        if (!k->contacts_one_by_one && c->overlap > 0.0 && rigid_hertz_sphere_pair(w, c)) {
             if (!held) {
                 held = c;
                 held_off = off;
@@ -798,22 +803,14 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
             contact_adds(w, two[1], &offs[1], sum, &sums);
             continue;
         }
-        if (held) {
-            if ((rc = contact_update(w, held, &held_off, &k->hits[tid], k->dq, phi, e)))
-                return contact_failed(e, held, rc);
-            contact_adds(w, held, &held_off, sum, &sums);
-            held = NULL;
-        }
-        rc = contact_update(w, c, &off, &k->hits[tid], k->dq, phi, e);
-        if (rc)
-            return contact_failed(e, c, rc);
-        contact_adds(w, c, &off, sum, &sums);
+        if (held && (rc = update_alone(w, held, &held_off, tid, sum, &sums, e)))
+            return rc;
+        held = NULL;
+        if ((rc = update_alone(w, c, &off, tid, sum, &sums, e)))
+            return rc;
     }
-    if (held) {
-        if ((rc = contact_update(w, held, &held_off, &k->hits[tid], k->dq, phi, e)))
-            return contact_failed(e, held, rc);
-        contact_adds(w, held, &held_off, sum, &sums);
-    }
+    if (held && (rc = update_alone(w, held, &held_off, tid, sum, &sums, e)))
+        return rc;
     k->shard_sums[s] = sums;
     return LDEM_OK;
 }
