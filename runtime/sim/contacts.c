@@ -20,15 +20,9 @@
 #include "ldem/contact/linear.h"
 #include "ldem/sim/narrowphase.h"
 #include "sim_internal.h"
-#include "sphere_pairs.h"
+#include "sphere_lanes_update.h" /* update_sphere_lanes, two lanes */
 
 /* ---- one contact ---- */
-
-/* Where the contact's second body is seen from the first: its periodic image's offset h n
- * now and h_prev n at the previous evaluation (zero in open space and within the cell). */
-typedef struct image_offset {
-    ldem_vec3 now, prev;
-} image_offset;
 
 static const image_offset NO_OFFSET = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
 
@@ -288,21 +282,6 @@ static void clear_forces(ldem_contact *c)
     c->stored_normal = c->kn = 0.0;
 }
 
-/* The pair's mass for the normal damping: m_i m_j / (m_i + m_j), a wall or a fixed body
- * counting as infinitely heavy. A deformable grain counts with its rigid mass: its modes
- * take part through the material points' velocity (material_step), not through m*. */
-static double effective_mass(const ldem_world *w, const ldem_contact *c)
-{
-    const ldem_bodies *b = &w->bodies;
-    int fixed_i = (b->flags[c->i] & LDEM_BODY_FIXED) != 0;
-    int fixed_j = (c->j & LDEM_WALL_BIT) || (b->flags[c->j] & LDEM_BODY_FIXED);
-    if (fixed_i)
-        return fixed_j ? 0.0 : b->mass[c->j];
-    if (fixed_j)
-        return b->mass[c->i];
-    return b->mass[c->i] * b->mass[c->j] / (b->mass[c->i] + b->mass[c->j]);
-}
-
 /* The Hertz laws' normal damping (ldem_hertz_damping; tests/sim/test_contact_damping.c
  * measures the restitution it gives), from the contact's c->kn and the law's N. The approach
  * rate is that of the two material points over the step (du along n, deformation included),
@@ -313,7 +292,7 @@ static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, 
                              double du_n)
 {
     double rate = -du_n / w->dt;
-    double f = ldem_hertz_damping_from(c->kn, normal, effective_mass(w, c), zeta, rate);
+    double f = ldem_hertz_damping_from(c->kn, normal, ldem__effective_mass(w, c), zeta, rate);
     c->dissipated += f * rate * w->dt;
     return f;
 }
@@ -331,24 +310,10 @@ static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
         c->law_state.mindlin.d = gap;
 }
 
-/* The Hertz constants for the patch's radii, when they changed (on separation the old ones
- * serve the law's clearing step). */
-static int hertz_pair_update(const ldem_world *w, ldem_contact *c, const ldem_patch *p)
-{
-    if (p->overlap > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
-        const ldem_pair_law *law = &w->laws[c->law];
-        if (ldem_elastic_pair_init(&c->pair, law->E, law->nu, p->r1, p->r2, NULL))
-            return LDEM_ERR_INTERNAL;
-        c->r1 = p->r1;
-        c->r2 = p->r2;
-    }
-    return LDEM_OK;
-}
-
 /* The law's step of a Hertz contact whose frame is up to date (ds: the tangential move of
  * j's material point against i's, in the frame): N and the tangential force T in the frame.
  * Records the patch's geometry in the contact. */
-static int hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
+int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
                      double *normal, double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
@@ -381,7 +346,7 @@ static int hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const 
  * which the tangential laws do not see), and the tangential force opposing j's slide over i
  * (du: j's material point's move against i's). The laws' N is Hertz's cn d√d to the bit, so
  * the damping's cap takes it rather than a square root again. */
-static void hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
+void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
                          const ldem_patch *p, ldem_vec3 du, double normal, const double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
@@ -402,7 +367,7 @@ static void hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off
 }
 
 /* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
-static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
+int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
                          const ldem_patch *p, const ldem_quat *dq)
 {
     double d1 = p->overlap;
@@ -411,7 +376,7 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
         keep_gap(w, c, d1);
         return LDEM_OK;
     }
-    if (hertz_pair_update(w, c, p))
+    if (ldem__hertz_pair_update(w, c, p))
         return LDEM_ERR_INTERNAL;
     ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, p->point, off),
                                  material_step(w, c->i, p->point, &NO_OFFSET));
@@ -423,8 +388,8 @@ static int hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off
     }
     double ds[2], normal, t[2];
     ldem_contact_to_frame(c->frame, du, ds);
-    int rc = hertz_law(w, c, p, ds, &normal, t);
-    hertz_forces(w, c, off, p, du, normal, t);
+    int rc = ldem__hertz_law(w, c, p, ds, &normal, t);
+    ldem__hertz_forces(w, c, off, p, du, normal, t);
     return rc;
 }
 
@@ -507,7 +472,7 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
 }
 
 /* Two rigid spheres under a Hertz law: the pair the shortcuts below take, apart
- * (sphere_pair_stays_apart) or touching (update_sphere_pairs). A deformable party is left to
+ * (sphere_pair_stays_apart) or touching (update_held). A deformable party is left to
  * contact_update, which zeroes its generalized forces every step (gen_prepare). */
 static int rigid_hertz_sphere_pair(const ldem_world *w, const ldem_contact *c)
 {
@@ -546,138 +511,10 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
         return rc;
     if (w->laws[c->law].law == LDEM_LAW_LINEAR)
         return linear_contact(w, c, off, h, &p, phi);
-    rc = hertz_contact(w, c, off, &p, dq);
+    rc = ldem__hertz_contact(w, c, off, &p, dq);
     if (!rc && c->gen && c->overlap > 0.0)
         project_patch(w, c, off, h, phi);
     return rc;
-}
-
-/* ---- two touching sphere pairs at once ---- */
-
-/* hertz_forces of two touching sphere pairs that still overlap, in the two lanes (xi, xj the
- * centres, j's at its image; n, at the patches' normals and points): the stiffness, the
- * damping (computed in both lanes, kept where the lane's law has it), the tangential force
- * out of the frame, the torques. */
-static void hertz_forces_x2(ldem_world *w, ldem_contact *c[2], const ldem_patch p[2],
-                            ldem__v3x2 xi, ldem__v3x2 xj, ldem__v3x2 n, ldem__v3x2 at,
-                            ldem__v3x2 du, ldem__qx2 frame, const double normal[2],
-                            double t[2][2])
-{
-    const ldem__v2 two = ldem__v2_splat(2.0);
-    ldem__v2 d1 = {p[0].overlap, p[1].overlap}, N = {normal[0], normal[1]};
-    /* ldem_hertz_stiffness */
-    ldem__v2 estar = {c[0]->pair.estar, c[1]->pair.estar};
-    ldem__v2 rstar = {c[0]->pair.rstar, c[1]->pair.rstar};
-    ldem__v2 kn = two * estar * ldem__v2_sqrt(rstar * d1);
-    /* normal_damping and ldem_hertz_damping_from */
-    ldem__v2 rate = -ldem__v3x2_dot(du, n) / ldem__v2_splat(w->dt);
-    ldem__v2 mstar = {effective_mass(w, c[0]), effective_mass(w, c[1])};
-    ldem__v2 zeta = {w->laws[c[0]->law].damping, w->laws[c[1]->law].damping};
-    ldem__v2 f = two * zeta * ldem__v2_sqrt(kn * mstar) * rate;
-    f = ldem__v2_select(f < -N, -N, f);
-    ldem__v2 damped = ldem__v2_splat(0.0);
-    for (int l = 0; l < 2; l++)
-        if (zeta[l] > 0.0 && w->dt > 0.0) {
-            damped[l] = f[l];
-            c[l]->dissipated += f[l] * rate[l] * w->dt;
-        }
-    /* set_forces */
-    ldem__v2 s = N + damped;
-    ldem__v3x2 fn = {s * n.x, s * n.y, s * n.z};
-    ldem__v3x2 minus_t = {{-t[0][0], -t[1][0]}, {-t[0][1], -t[1][1]}, ldem__v2_splat(0.0)};
-    ldem__v3x2 ft = ldem__qx2_rotate(frame, minus_t); /* ldem_contact_from_frame */
-    ldem__v3x2 force = ldem__v3x2_add(fn, ft);
-    ldem__v3x2 minus_force = {-force.x, -force.y, -force.z};
-    ldem__v3x2 torque_i = ldem__v3x2_cross(ldem__v3x2_sub(at, xi), minus_force);
-    ldem__v3x2 torque_j = ldem__v3x2_cross(ldem__v3x2_sub(at, xj), force);
-    for (int l = 0; l < 2; l++) {
-        c[l]->kn = kn[l];
-        c[l]->fn = ldem__v3x2_lane(fn, l);
-        c[l]->ft = ldem__v3x2_lane(ft, l);
-        c[l]->torque_i = ldem__v3x2_lane(torque_i, l);
-        c[l]->torque_j = ldem__v3x2_lane(torque_j, l);
-        c[l]->stored_normal = 0.4 * normal[l] * d1[l];
-    }
-}
-
-/* contact_update of two touching rigid_hertz_sphere_pair contacts (the common contact of a
- * dense packing), bit for bit: the geometry,
- * material-point steps, frame follow and frame transform in the two lanes of sphere_pairs.h,
- * then the law lane by lane, then the forces in the lanes again. On failure *failed is the
- * lane that failed. */
-static int update_sphere_pairs(ldem_world *w, ldem_contact *c[2], const image_offset off[2],
-                               int *failed)
-{
-    const ldem_bodies *b = &w->bodies;
-    const ldem_quat *dq = w->work->dq;
-    uint32_t i0 = c[0]->i, j0 = c[0]->j, i1 = c[1]->i, j1 = c[1]->j;
-    /* i sits in the cell, j at its image */
-    ldem__v3x2 xi = ldem__v3x2_pack(b->x[i0], b->x[i1]);
-    ldem__v3x2 xj = ldem__v3x2_add(ldem__v3x2_pack(b->x[j0], b->x[j1]),
-                                   ldem__v3x2_pack(off[0].now, off[1].now));
-    ldem__v2 ri = {b->radius[i0], b->radius[i1]}, rj = {b->radius[j0], b->radius[j1]};
-    ldem__v2 overlap;
-    ldem__v3x2 normal, point;
-    ldem__sphere_sphere_x2(xi, ri, xj, rj, &overlap, &normal, &point);
-    ldem_patch p[2];
-    int unit = 1;
-    for (int l = 0; l < 2; l++) {
-        p[l] = (ldem_patch){.overlap = overlap[l],
-                            .normal = ldem__v3x2_lane(normal, l),
-                            .point = ldem__v3x2_lane(point, l),
-                            .r1 = ri[l],
-                            .r2 = rj[l]};
-        if (hertz_pair_update(w, c[l], &p[l])) {
-            *failed = l;
-            return LDEM_ERR_INTERNAL;
-        }
-        unit = unit && fabs(ldem_vec3_norm2(p[l].normal) - 1.0) <= 4e-15;
-    }
-    if (!unit) { /* a normal the frame follow would renormalize: both go the scalar way */
-        for (int l = 0; l < 2; l++) {
-            int rc = hertz_contact(w, c[l], &off[l], &p[l], dq);
-            if (rc) {
-                *failed = l;
-                return rc;
-            }
-        }
-        return LDEM_OK;
-    }
-    const ldem__v3x2 zero = {ldem__v2_splat(0.0), ldem__v2_splat(0.0), ldem__v2_splat(0.0)};
-    ldem__qx2 dq_i = ldem__qx2_pack(dq[i0], dq[i1]), dq_j = ldem__qx2_pack(dq[j0], dq[j1]);
-    /* material_step adds i's zero offset (NO_OFFSET): so do the lanes, to the bit */
-    ldem__v3x2 step_i = ldem__rigid_step_x2(
-        ldem__v3x2_add(xi, zero),
-        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[i0], b->x_prev[i1]), zero), dq_i, point);
-    ldem__v3x2 step_j = ldem__rigid_step_x2(
-        xj,
-        ldem__v3x2_add(ldem__v3x2_pack(b->x_prev[j0], b->x_prev[j1]),
-                       ldem__v3x2_pack(off[0].prev, off[1].prev)),
-        dq_j, point);
-    ldem__v3x2 du = ldem__v3x2_sub(step_j, step_i);
-    ldem__qx2 frame = ldem__frame_follow_x2(ldem__qx2_pack(c[0]->frame, c[1]->frame), dq_i, dq_j,
-                                            normal);
-    ldem__v3x2 local = ldem__qx2_rotate_inv(frame, du); /* ldem_contact_to_frame */
-    double normal_l[2], t_l[2][2];
-    for (int l = 0; l < 2; l++) {
-        c[l]->frame = ldem__qx2_lane(frame, l);
-        double ds[2] = {local.x[l], local.y[l]};
-        int rc = hertz_law(w, c[l], &p[l], ds, &normal_l[l], t_l[l]);
-        if (rc) { /* as contact_update leaves them: the forces of the lanes so far, then stop */
-            for (int m = 0; m <= l; m++)
-                hertz_forces(w, c[m], &off[m], &p[m], ldem__v3x2_lane(du, m), normal_l[m],
-                             t_l[m]);
-            *failed = l;
-            return rc;
-        }
-    }
-    if (p[0].overlap > 0.0 && p[1].overlap > 0.0) {
-        hertz_forces_x2(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l);
-    } else { /* a lane that separated clears its forces */
-        for (int l = 0; l < 2; l++)
-            hertz_forces(w, c[l], &off[l], &p[l], ldem__v3x2_lane(du, l), normal_l[l], t_l[l]);
-    }
-    return LDEM_OK;
 }
 
 /* ---- what the contacts add up to ---- */
@@ -767,10 +604,52 @@ static int update_alone(ldem_world *w, ldem_contact *c, const image_offset *off,
     return LDEM_OK;
 }
 
+/* Touching rigid sphere pairs waiting, in list order, for enough of them to fill the lanes. */
+typedef struct held_pairs {
+    ldem_contact *c[4];
+    image_offset off[4];
+    int n;
+} held_pairs;
+
+int ldem__lanes_best(void)
+{
+#ifdef LDEM_HAVE_QUADS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        return 4;
+#endif
+    return 2;
+}
+
+/* Update the held pairs and add what they add, in list order: four in the AVX2 lanes, or
+ * two at a time in the SSE2 lanes and the odd one alone. Empties h. */
+static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_contact_sums *sums,
+                       ldem_err *e)
+{
+    int done = 0, failed = 0, rc;
+#ifdef LDEM_HAVE_QUADS
+    if (h->n == 4) {
+        if ((rc = ldem__update_sphere_quads(w, h->c, h->off, &failed)))
+            return contact_failed(e, h->c[failed], rc);
+        done = 4;
+    }
+#endif
+    for (; h->n - done >= 2; done += 2)
+        if ((rc = update_sphere_lanes(w, h->c + done, h->off + done, &failed)))
+            return contact_failed(e, h->c[done + failed], rc);
+    for (int l = 0; l < done; l++)
+        contact_adds(w, h->c[l], &h->off[l], sum, sums);
+    for (int l = done; l < h->n; l++)
+        if ((rc = update_alone(w, h->c[l], &h->off[l], tid, sum, sums, e)))
+            return rc;
+    h->n = 0;
+    return LDEM_OK;
+}
+
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
- * (one thread only: the bodies are shared). Touching rigid sphere pairs go two at a time
- * (update_sphere_pairs): one is held until the next comes, or until a contact of another
- * kind, which must then wait for it, keeping the list order of the sums. Returns the first
+ * (one thread only: the bodies are shared). Touching rigid sphere pairs go k->lanes at a time
+ * (update_held): they are held until enough have come, or until a contact of another kind,
+ * which must then wait for them, keeping the list order of the sums. Returns the first
  * failure, described in *e. */
 static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
 {
@@ -779,37 +658,26 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
      * the contacts make, so each += went through memory. */
     ldem_contact_sums sums;
     memset(&sums, 0, sizeof sums);
-    ldem_contact *held = NULL;
-    image_offset held_off = NO_OFFSET;
+    held_pairs held = {.n = 0};
     int rc;
-    for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
+    for (uint32_t q = k->shard_start[s], end = k->shard_start[s + 1]; q < end; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
-        if (!k->contacts_one_by_one && c->overlap > 0.0 && rigid_hertz_sphere_pair(w, c)) {
-            if (!held) {
-                held = c;
-                held_off = off;
-                continue;
-            }
-            ldem_contact *two[2] = {held, c};
-            image_offset offs[2] = {held_off, off};
-            held = NULL;
-            int failed = 0;
-            if ((rc = update_sphere_pairs(w, two, offs, &failed)))
-                return contact_failed(e, two[failed], rc);
-            contact_adds(w, two[0], &offs[0], sum, &sums);
-            contact_adds(w, two[1], &offs[1], sum, &sums);
+        if (k->lanes > 1 && c->overlap > 0.0 && rigid_hertz_sphere_pair(w, c)) {
+            held.c[held.n] = c;
+            held.off[held.n++] = off;
+            if (held.n == k->lanes && (rc = update_held(w, &held, tid, sum, &sums, e)))
+                return rc;
             continue;
         }
-        if (held && (rc = update_alone(w, held, &held_off, tid, sum, &sums, e)))
+        if (held.n && (rc = update_held(w, &held, tid, sum, &sums, e)))
             return rc;
-        held = NULL;
         if ((rc = update_alone(w, c, &off, tid, sum, &sums, e)))
             return rc;
     }
-    if (held && (rc = update_alone(w, held, &held_off, tid, sum, &sums, e)))
+    if (held.n && (rc = update_held(w, &held, tid, sum, &sums, e)))
         return rc;
     k->shard_sums[s] = sums;
     return LDEM_OK;

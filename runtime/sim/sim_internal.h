@@ -3,6 +3,7 @@
 #ifndef LDEM_SIM_INTERNAL_H
 #define LDEM_SIM_INTERNAL_H
 
+#include "ldem/contact/hertz.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
@@ -42,9 +43,13 @@ typedef struct ldem_step_work {
     size_t *group_off;
     double *group_slack;
     int status;                    /* first failure inside a parallel region */
-    int contacts_one_by_one;       /* every contact through contact_update, none two at a
-                                    * time: tests set it to compare the two paths */
+    int lanes;                     /* touching rigid sphere pairs updated this many at a
+                                    * time: 4 where the CPU has AVX2 (ldem__lanes_best), else
+                                    * 2; tests set 1 (each alone) to compare the paths */
 } ldem_step_work;
+
+/* The most lanes this build and CPU run sphere pairs in: 4 with sphere_quads.c and AVX2. */
+int ldem__lanes_best(void);
 
 void ldem_step_work_free(struct ldem_step_work *k);
 
@@ -77,6 +82,60 @@ double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
  * and torques, and in a periodic cell each shard's ldem_contact_sums. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);
+/* Where a contact's second body is seen from the first: its periodic image's offset h n
+ * now and h_prev n at the previous evaluation (zero in open space and within the cell). */
+typedef struct image_offset {
+    ldem_vec3 now, prev;
+} image_offset;
+
+/* The parts of a Hertz contact's update that sphere_lanes_update.h runs lane by lane, for
+ * contacts.c and sphere_quads.c: the two small ones inline (each lane calls them), the rest
+ * in contacts.c, whose comments say what each does. */
+
+/* The pair's mass for the normal damping: m_i m_j / (m_i + m_j), a wall or a fixed body
+ * counting as infinitely heavy. A deformable grain counts with its rigid mass: its modes
+ * take part through the material points' velocity (material_step), not through m*. */
+static inline double ldem__effective_mass(const ldem_world *w, const ldem_contact *c)
+{
+    const ldem_bodies *b = &w->bodies;
+    int fixed_i = (b->flags[c->i] & LDEM_BODY_FIXED) != 0;
+    int fixed_j = (c->j & LDEM_WALL_BIT) || (b->flags[c->j] & LDEM_BODY_FIXED);
+    if (fixed_i)
+        return fixed_j ? 0.0 : b->mass[c->j];
+    if (fixed_j)
+        return b->mass[c->i];
+    return b->mass[c->i] * b->mass[c->j] / (b->mass[c->i] + b->mass[c->j]);
+}
+
+/* The Hertz constants for the patch's radii, when they changed (on separation the old ones
+ * serve the law's clearing step). */
+static inline int ldem__hertz_pair_update(const ldem_world *w, ldem_contact *c,
+                                          const ldem_patch *p)
+{
+    if (p->overlap > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
+        const ldem_pair_law *law = &w->laws[c->law];
+        if (ldem_elastic_pair_init(&c->pair, law->E, law->nu, p->r1, p->r2, NULL))
+            return LDEM_ERR_INTERNAL;
+        c->r1 = p->r1;
+        c->r2 = p->r2;
+    }
+    return LDEM_OK;
+}
+
+int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
+                    double *normal, double t[2]);
+void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
+                        const ldem_patch *p, ldem_vec3 du, double normal, const double t[2]);
+int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
+                        const ldem_patch *p, const ldem_quat *dq);
+
+/* ---- sphere_quads.c (AVX2; only where ldem__lanes_best() says 4) ---- */
+
+/* Four touching rigid sphere pairs at once (sphere_lanes_update.h); on failure *failed is the
+ * lane that failed. */
+int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
+                              int *failed);
+
 /* ldem_contacts_update, then every contact's force and torques added onto its bodies and wall
  * in list order (bitwise the same sums for any thread count). On one thread both happen in
  * the same pass over the list, which then streams through memory once instead of twice. The

@@ -50,6 +50,7 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         if (threads < 1)
             threads = 1;
         k->nthreads = threads;
+        k->lanes = ldem__lanes_best();
         k->hits = calloc((size_t)threads, sizeof *k->hits);
         w->work = k;
         if (!k->hits)

@@ -1,5 +1,11 @@
-/* Two touching sphere pairs at once (runtime/sim/sphere_pairs.h, contacts.c): each lane must
- * give the scalar path's result to the bit, kernel by kernel and over a whole simulation. */
+/* Touching sphere pairs several at once (runtime/sim/sphere_lanes.h, sphere_lanes_update.h,
+ * contacts.c, sphere_quads.c): each lane must give the scalar path's result to the bit, kernel
+ * by kernel and over a whole simulation.
+ *
+ * meson builds this file twice: with LDEM__LANES 2 and 4. The kernels are tested at that
+ * width (at 4 without AVX2 the compiler splits each operation in two halves: the arithmetic is
+ * the same, the instructions not); the block test, in the two-lane build only, steps the
+ * library itself with each lane count it has, AVX2 included where the CPU has it. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -8,8 +14,10 @@
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
-#include "sphere_pairs.h"
+#include "sphere_lanes.h"
 #include "world_fixture.h"
+
+enum { W = LDEM__LANES };
 
 static const double R = 1e-3;
 
@@ -44,15 +52,16 @@ static int same_quat(ldem_quat a, ldem_quat b)
 /* Frames, rotation increments and new normals from everyday steps (1e-6 rad) to half turns,
  * and the degenerate twists (a half turn about an axis normal to the frame's normal, whose
  * twist is the zero 2-vector): both lanes against ldem_contact_frame_follow_exact. */
-Test(sphere_pairs, frame_follow_lanes_are_the_scalar_follow)
+Test(sphere_lanes, frame_follow_lanes_are_the_scalar_follow)
 {
     const double sizes[] = {1e-6, 1e-3, 0.3, 3.1};
     int checked = 0;
     for (int k = 0; k < 4000; k++) {
         double size = sizes[k % 4];
-        ldem_quat q[2], dqi[2], dqj[2];
-        ldem_vec3 n[2];
-        for (int l = 0; l < 2; l++) {
+        ldem_quat q[W], dqi[W], dqj[W];
+        ldem_vec3 n[W];
+        int unit = 1;
+        for (int l = 0; l < W; l++) {
             q[l] = ldem_contact_frame_init(random_unit());
             dqi[l] = random_rotation(size);
             dqj[l] = random_rotation(size);
@@ -63,16 +72,15 @@ Test(sphere_pairs, frame_follow_lanes_are_the_scalar_follow)
                 dqi[l] = ldem_quat_make(0.0, axis.x, axis.y, axis.z);
             }
         }
-        if (fabs(ldem_vec3_norm2(n[0]) - 1.0) > 4e-15 ||
-            fabs(ldem_vec3_norm2(n[1]) - 1.0) > 4e-15)
-            continue; /* the lanes take unit normals only (update_sphere_pairs checks) */
-        ldem__qx2 got = ldem__frame_follow_x2(ldem__qx2_pack(q[0], q[1]),
-                                              ldem__qx2_pack(dqi[0], dqi[1]),
-                                              ldem__qx2_pack(dqj[0], dqj[1]),
-                                              ldem__v3x2_pack(n[0], n[1]));
-        for (int l = 0; l < 2; l++) {
+        for (int l = 0; l < W; l++)
+            unit = unit && fabs(ldem_vec3_norm2(n[l]) - 1.0) <= 4e-15;
+        if (!unit)
+            continue; /* the lanes take unit normals only (update_sphere_lanes checks) */
+        ldem__ql got = ldem__frame_follow_l(ldem__ql_gather(q), ldem__ql_gather(dqi),
+                                            ldem__ql_gather(dqj), ldem__v3l_gather(n));
+        for (int l = 0; l < W; l++) {
             ldem_quat want = ldem_contact_frame_follow_exact(q[l], dqi[l], dqj[l], n[l]);
-            ldem_quat lane = ldem__qx2_lane(got, l);
+            ldem_quat lane = ldem__ql_lane(got, l);
             cr_assert(same_quat(lane, want),
                       "case %d lane %d: (%.17g %.17g %.17g %.17g) against the scalar "
                       "(%.17g %.17g %.17g %.17g)", k, l, lane.w, lane.x, lane.y, lane.z,
@@ -83,42 +91,41 @@ Test(sphere_pairs, frame_follow_lanes_are_the_scalar_follow)
     cr_assert_gt(checked, 3000, "only %d cases had unit normals", checked);
 }
 
-Test(sphere_pairs, rotation_and_material_step_lanes_are_the_scalar_ones)
+Test(sphere_lanes, rotation_and_material_step_lanes_are_the_scalar_ones)
 {
     for (int k = 0; k < 1000; k++) {
-        ldem_quat q[2];
-        ldem_vec3 v[2], x[2], xp[2], at[2];
-        for (int l = 0; l < 2; l++) {
+        ldem_quat q[W];
+        ldem_vec3 v[W], x[W], xp[W], at[W];
+        for (int l = 0; l < W; l++) {
             q[l] = random_rotation(k % 2 ? 1e-5 : 3.0);
             v[l] = ldem_vec3_scale(random_unit(), uniform(0, 2e-3));
             x[l] = ldem_vec3_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
             xp[l] = ldem_vec3_add(x[l], ldem_vec3_scale(random_unit(), 1e-7));
             at[l] = ldem_vec3_add(x[l], ldem_vec3_scale(random_unit(), R));
         }
-        ldem__qx2 q2 = ldem__qx2_pack(q[0], q[1]);
-        ldem__v3x2 rot = ldem__qx2_rotate_inv(q2, ldem__v3x2_pack(v[0], v[1]));
-        ldem__v3x2 step = ldem__rigid_step_x2(ldem__v3x2_pack(x[0], x[1]),
-                                              ldem__v3x2_pack(xp[0], xp[1]), q2,
-                                              ldem__v3x2_pack(at[0], at[1]));
-        for (int l = 0; l < 2; l++) {
-            ldem_vec3 want = ldem_quat_rotate_inv(q[l], v[l]), lane = ldem__v3x2_lane(rot, l);
+        ldem__ql ql = ldem__ql_gather(q);
+        ldem__v3l rot = ldem__ql_rotate_inv(ql, ldem__v3l_gather(v));
+        ldem__v3l step = ldem__rigid_step_l(ldem__v3l_gather(x), ldem__v3l_gather(xp), ql,
+                                            ldem__v3l_gather(at));
+        for (int l = 0; l < W; l++) {
+            ldem_vec3 want = ldem_quat_rotate_inv(q[l], v[l]), lane = ldem__v3l_lane(rot, l);
             cr_assert(memcmp(&lane, &want, sizeof lane) == 0, "rotation, case %d lane %d", k, l);
             /* contacts.c's material_step of a rigid body */
             ldem_vec3 r_prev = ldem_quat_rotate_inv(q[l], ldem_vec3_sub(at[l], x[l]));
             ldem_vec3 want_step = ldem_vec3_sub(at[l], ldem_vec3_add(xp[l], r_prev));
-            lane = ldem__v3x2_lane(step, l);
+            lane = ldem__v3l_lane(step, l);
             cr_assert(memcmp(&lane, &want_step, sizeof lane) == 0, "step, case %d lane %d", k,
                       l);
         }
     }
 }
 
-Test(sphere_pairs, geometry_lanes_are_ldem_sphere_sphere)
+Test(sphere_lanes, geometry_lanes_are_ldem_sphere_sphere)
 {
     for (int k = 0; k < 1000; k++) {
-        ldem_vec3 xi[2], xj[2];
-        double ri[2], rj[2];
-        for (int l = 0; l < 2; l++) {
+        ldem_vec3 xi[W], xj[W];
+        double ri[W], rj[W];
+        for (int l = 0; l < W; l++) {
             ri[l] = uniform(0.9, 1.1) * R;
             rj[l] = uniform(0.9, 1.1) * R;
             xi[l] = ldem_vec3_make(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
@@ -126,15 +133,15 @@ Test(sphere_pairs, geometry_lanes_are_ldem_sphere_sphere)
             double dist = k % 10 == 3 ? 0.0 : uniform(0.9, 1.1) * (ri[l] + rj[l]);
             xj[l] = ldem_vec3_add(xi[l], ldem_vec3_scale(random_unit(), dist));
         }
-        ldem__v2 overlap;
-        ldem__v3x2 normal, point;
-        ldem__sphere_sphere_x2(ldem__v3x2_pack(xi[0], xi[1]), (ldem__v2){ri[0], ri[1]},
-                               ldem__v3x2_pack(xj[0], xj[1]), (ldem__v2){rj[0], rj[1]},
+        ldem__vl overlap;
+        ldem__v3l normal, point;
+        ldem__sphere_sphere_l(ldem__v3l_gather(xi), ldem__vl_gather(ri), ldem__v3l_gather(xj),
+                              ldem__vl_gather(rj),
                                &overlap, &normal, &point);
-        for (int l = 0; l < 2; l++) {
+        for (int l = 0; l < W; l++) {
             ldem_patch want;
             ldem_sphere_sphere(xi[l], ri[l], xj[l], rj[l], &want);
-            ldem_vec3 n = ldem__v3x2_lane(normal, l), at = ldem__v3x2_lane(point, l);
+            ldem_vec3 n = ldem__v3l_lane(normal, l), at = ldem__v3l_lane(point, l);
             double d = overlap[l];
             cr_assert(memcmp(&d, &want.overlap, sizeof d) == 0 &&
                           memcmp(&n, &want.normal, sizeof n) == 0 &&
@@ -146,6 +153,7 @@ Test(sphere_pairs, geometry_lanes_are_ldem_sphere_sphere)
     }
 }
 
+#if LDEM__LANES == 2 /* the library's own lanes: once is enough */
 /* A simple cubic block of 6³ spheres overlapping their neighbours by 1 % of R, each with a
  * random velocity and spin: every body has touching contacts that slide, roll and twist,
  * under normal damping. */
@@ -168,20 +176,20 @@ static void block(ldem_world *w, int law)
     w->laws[0].damping = 0.05; /* the Hertz damping too (its rate, mass and cap) */
 }
 
-/* Shards holding two or more touching contacts: where update_shard takes them in pairs. */
-static int shards_with_pairs(const ldem_world *w)
+/* Shards holding `lanes` or more touching contacts: where update_shard fills its lanes. */
+static int shards_with(const ldem_world *w, int lanes)
 {
-    int touching[LDEM_HISTORY_SHARDS] = {0}, shared = 0;
+    int touching[LDEM_HISTORY_SHARDS] = {0}, filled = 0;
     for (size_t c = 0; c < w->ncontacts; c++)
         touching[w->contacts[c].shard] += w->contacts[c].overlap > 0.0;
     for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
-        shared += touching[s] >= 2;
-    return shared;
+        filled += touching[s] >= lanes;
+    return filled;
 }
 
-/* The same block stepped with contacts two at a time and one by one: every body's state
- * and every contact's forces and frame are the same bits. */
-Test(sphere_pairs, a_block_steps_the_same_with_and_without_pairs, .timeout = 120)
+/* The same block stepped with touching pairs `lanes` at a time and one by one: every body's
+ * state and every contact's forces and frame are the same bits. */
+static void block_steps_the_same(int lanes)
 {
     for (int law = LDEM_LAW_HERTZ_JAGER; law <= LDEM_LAW_HERTZ_MINDLIN; law++) {
         ldem_world a, b;
@@ -190,16 +198,17 @@ Test(sphere_pairs, a_block_steps_the_same_with_and_without_pairs, .timeout = 120
         ldem_err err;
         cr_assert_eq(ldem_world_prepare(&a, &err), LDEM_OK, "%s", err.msg);
         cr_assert_eq(ldem_world_prepare(&b, &err), LDEM_OK, "%s", err.msg);
-        b.work->contacts_one_by_one = 1;
-        /* the pairs are taken: most shards hold two or more touching contacts (the block
+        a.work->lanes = lanes;
+        b.work->lanes = 1;
+        /* the lanes fill: most shards hold `lanes` or more touching contacts (the block
          * springs apart over a few microseconds, so 150 steps of 20 ns keep it together) */
-        cr_assert_gt(shards_with_pairs(&a), (int)LDEM_HISTORY_SHARDS / 2);
+        cr_assert_gt(shards_with(&a, lanes), (int)LDEM_HISTORY_SHARDS / 2);
         for (int k = 0; k < 150; k++) {
             cr_assert_eq(ldem_world_step(&a, &err), LDEM_OK, "step %d: %s", k, err.msg);
             cr_assert_eq(ldem_world_step(&b, &err), LDEM_OK, "step %d: %s", k, err.msg);
         }
-        cr_assert_gt(shards_with_pairs(&a), (int)LDEM_HISTORY_SHARDS / 2,
-                     "law %d: %d shards", law, shards_with_pairs(&a));
+        cr_assert_gt(shards_with(&a, lanes), (int)LDEM_HISTORY_SHARDS / 2, "law %d: %d shards",
+                     law, shards_with(&a, lanes));
         size_t n = a.bodies.count;
         cr_assert_eq(b.bodies.count, n);
         cr_assert(memcmp(a.bodies.x, b.bodies.x, n * sizeof *a.bodies.x) == 0,
@@ -230,3 +239,16 @@ Test(sphere_pairs, a_block_steps_the_same_with_and_without_pairs, .timeout = 120
         ldem_world_free(&b);
     }
 }
+
+Test(sphere_lanes, a_block_steps_the_same_two_at_a_time_and_one_by_one, .timeout = 120)
+{
+    block_steps_the_same(2);
+}
+
+Test(sphere_lanes, a_block_steps_the_same_four_at_a_time_and_one_by_one, .timeout = 120)
+{
+    if (ldem__lanes_best() < 4)
+        cr_skip_test("no four lanes here: this build or CPU has no AVX2");
+    block_steps_the_same(4);
+}
+#endif

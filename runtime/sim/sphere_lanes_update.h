@@ -1,0 +1,163 @@
+/* sphere_lanes_update.h — the contact update of LDEM__LANES touching rigid sphere pairs at
+ * once, bit for bit contacts.c's contact_update of each: the geometry, material-point steps,
+ * frame follow and frame transform in the lanes of sphere_lanes.h, then the law lane by lane
+ * (its stack walk branches on every contact's history), then the forces in the lanes again.
+ *
+ * Included once by contacts.c (2 lanes, SSE2) and once by sphere_quads.c (4 lanes, compiled
+ * for AVX2), each after defining LDEM__LANES; it defines the static update_sphere_lanes.
+ */
+#ifndef LDEM_SIM_SPHERE_LANES_UPDATE_H
+#define LDEM_SIM_SPHERE_LANES_UPDATE_H
+
+#include "sim_internal.h"
+#include "sphere_lanes.h"
+
+enum { LANES = LDEM__LANES };
+
+/* ldem__hertz_forces of touching sphere pairs that all still overlap (xi, xj the centres,
+ * j's at its image; n, at the patches' normals and points): the stiffness, the damping
+ * (computed in every lane, kept where the lane's law has it), the tangential force out of the
+ * frame, the torques. */
+static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
+                               const ldem_patch p[LANES], ldem__v3l xi, ldem__v3l xj,
+                               ldem__v3l n, ldem__v3l at, ldem__v3l du, ldem__ql frame,
+                               const double normal[LANES], double t[LANES][2])
+{
+    const ldem__vl two = ldem__vl_splat(2.0), zero = ldem__vl_splat(0.0);
+    double d1a[LANES], estar_a[LANES], rstar_a[LANES], mstar_a[LANES], zeta_a[LANES];
+    ldem_vec3 minus_t_a[LANES];
+    for (int l = 0; l < LANES; l++) {
+        d1a[l] = p[l].overlap;
+        estar_a[l] = c[l]->pair.estar;
+        rstar_a[l] = c[l]->pair.rstar;
+        mstar_a[l] = ldem__effective_mass(w, c[l]);
+        zeta_a[l] = w->laws[c[l]->law].damping;
+        minus_t_a[l] = ldem_vec3_make(-t[l][0], -t[l][1], 0.0);
+    }
+    ldem__vl d1 = ldem__vl_gather(d1a), N = ldem__vl_gather(normal);
+    /* ldem_hertz_stiffness */
+    ldem__vl kn = two * ldem__vl_gather(estar_a) * ldem__vl_sqrt(ldem__vl_gather(rstar_a) * d1);
+    /* normal_damping and ldem_hertz_damping_from */
+    ldem__vl rate = -ldem__v3l_dot(du, n) / ldem__vl_splat(w->dt);
+    ldem__vl zeta = ldem__vl_gather(zeta_a);
+    ldem__vl f = two * zeta * ldem__vl_sqrt(kn * ldem__vl_gather(mstar_a)) * rate;
+    f = ldem__vl_select(f < -N, -N, f);
+    ldem__ml has_damping = (zeta > 0.0) & (ldem__vl_splat(w->dt) > 0.0);
+    ldem__vl damped = ldem__vl_select(has_damping, f, zero);
+    for (int l = 0; l < LANES; l++)
+        if (has_damping[l])
+            c[l]->dissipated += f[l] * rate[l] * w->dt;
+    /* set_forces */
+    ldem__vl s = N + damped;
+    ldem__v3l fn = {s * n.x, s * n.y, s * n.z};
+    /* ldem_contact_from_frame of (−t, 0): the third component is +0.0, as the scalar path's */
+    ldem__v3l ft = ldem__ql_rotate(frame, ldem__v3l_gather(minus_t_a));
+    ldem__v3l force = ldem__v3l_add(fn, ft);
+    ldem__v3l minus_force = {-force.x, -force.y, -force.z};
+    ldem__v3l torque_i = ldem__v3l_cross(ldem__v3l_sub(at, xi), minus_force);
+    ldem__v3l torque_j = ldem__v3l_cross(ldem__v3l_sub(at, xj), force);
+    for (int l = 0; l < LANES; l++) {
+        c[l]->kn = kn[l];
+        c[l]->fn = ldem__v3l_lane(fn, l);
+        c[l]->ft = ldem__v3l_lane(ft, l);
+        c[l]->torque_i = ldem__v3l_lane(torque_i, l);
+        c[l]->torque_j = ldem__v3l_lane(torque_j, l);
+        c[l]->stored_normal = 0.4 * normal[l] * d1[l];
+    }
+}
+
+/* contacts.c's contact_update of LANES touching rigid_hertz_sphere_pair contacts, in list
+ * order for everything that is not per contact (the laws' pool). On failure *failed is the
+ * lane that failed, and the lanes before it are updated. */
+static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
+                               const image_offset off[LANES], int *failed)
+{
+    const ldem_bodies *b = &w->bodies;
+    const ldem_quat *dq = w->work->dq;
+    ldem_vec3 xi_a[LANES], xj_a[LANES], xpi_a[LANES], xpj_a[LANES], now_a[LANES],
+        prev_a[LANES];
+    double ri_a[LANES], rj_a[LANES];
+    ldem_quat dqi_a[LANES], dqj_a[LANES], frame_a[LANES];
+    for (int l = 0; l < LANES; l++) {
+        uint32_t i = c[l]->i, j = c[l]->j;
+        xi_a[l] = b->x[i];
+        xj_a[l] = b->x[j];
+        xpi_a[l] = b->x_prev[i];
+        xpj_a[l] = b->x_prev[j];
+        now_a[l] = off[l].now;
+        prev_a[l] = off[l].prev;
+        ri_a[l] = b->radius[i];
+        rj_a[l] = b->radius[j];
+        dqi_a[l] = dq[i];
+        dqj_a[l] = dq[j];
+        frame_a[l] = c[l]->frame;
+    }
+    /* i sits in the cell, j at its image */
+    ldem__v3l xi = ldem__v3l_gather(xi_a);
+    ldem__v3l xj = ldem__v3l_add(ldem__v3l_gather(xj_a), ldem__v3l_gather(now_a));
+    ldem__vl ri = ldem__vl_gather(ri_a), rj = ldem__vl_gather(rj_a);
+    ldem__vl overlap;
+    ldem__v3l normal, point;
+    ldem__sphere_sphere_l(xi, ri, xj, rj, &overlap, &normal, &point);
+    ldem_patch p[LANES];
+    int unit = 1;
+    for (int l = 0; l < LANES; l++) {
+        p[l] = (ldem_patch){.overlap = overlap[l],
+                            .normal = ldem__v3l_lane(normal, l),
+                            .point = ldem__v3l_lane(point, l),
+                            .r1 = ri[l],
+                            .r2 = rj[l]};
+        if (ldem__hertz_pair_update(w, c[l], &p[l])) {
+            *failed = l;
+            return LDEM_ERR_INTERNAL;
+        }
+        unit = unit && fabs(ldem_vec3_norm2(p[l].normal) - 1.0) <= 4e-15;
+    }
+    if (!unit) { /* a normal the frame follow would renormalize: all go the scalar way */
+        for (int l = 0; l < LANES; l++) {
+            int rc = ldem__hertz_contact(w, c[l], &off[l], &p[l], dq);
+            if (rc) {
+                *failed = l;
+                return rc;
+            }
+        }
+        return LDEM_OK;
+    }
+    const ldem__v3l zero = {ldem__vl_splat(0.0), ldem__vl_splat(0.0), ldem__vl_splat(0.0)};
+    ldem__ql dq_i = ldem__ql_gather(dqi_a), dq_j = ldem__ql_gather(dqj_a);
+    /* material_step adds i's zero offset (NO_OFFSET): so do the lanes, to the bit */
+    ldem__v3l step_i = ldem__rigid_step_l(ldem__v3l_add(xi, zero),
+                                          ldem__v3l_add(ldem__v3l_gather(xpi_a), zero), dq_i,
+                                          point);
+    ldem__v3l step_j = ldem__rigid_step_l(
+        xj, ldem__v3l_add(ldem__v3l_gather(xpj_a), ldem__v3l_gather(prev_a)), dq_j, point);
+    ldem__v3l du = ldem__v3l_sub(step_j, step_i);
+    ldem__ql frame = ldem__frame_follow_l(ldem__ql_gather(frame_a), dq_i, dq_j, normal);
+    ldem__v3l local = ldem__ql_rotate_inv(frame, du); /* ldem_contact_to_frame */
+    double normal_l[LANES], t_l[LANES][2];
+    for (int l = 0; l < LANES; l++) {
+        c[l]->frame = ldem__ql_lane(frame, l);
+        double ds[2] = {local.x[l], local.y[l]};
+        int rc = ldem__hertz_law(w, c[l], &p[l], ds, &normal_l[l], t_l[l]);
+        if (rc) { /* as contact_update leaves them: the forces of the lanes so far, then stop */
+            for (int m = 0; m <= l; m++)
+                ldem__hertz_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
+                                   t_l[m]);
+            *failed = l;
+            return rc;
+        }
+    }
+    int all_touching = 1;
+    for (int l = 0; l < LANES; l++)
+        all_touching = all_touching && p[l].overlap > 0.0;
+    if (all_touching) {
+        hertz_forces_lanes(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l);
+    } else { /* a lane that separated clears its forces */
+        for (int l = 0; l < LANES; l++)
+            ldem__hertz_forces(w, c[l], &off[l], &p[l], ldem__v3l_lane(du, l), normal_l[l],
+                               t_l[l]);
+    }
+    return LDEM_OK;
+}
+
+#endif
