@@ -646,6 +646,21 @@ static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_cont
     return LDEM_OK;
 }
 
+/* How many candidates ahead update_shard asks for a record's cache lines. */
+#define PREFETCH_AHEAD 8
+
+/* Ask for the cache lines of a contact's record (496 bytes for a Jäger contact). A touching
+ * contact's update reads all of them (its pair's constants, frame, law state and held
+ * history cells), and on a large packing each is a miss to DRAM: the hardware prefetcher
+ * follows the stream of first lines that the loop reads, but not the rest. Measured on
+ * bench/lammps: about −10 % a step, and what made four lanes pay (README, session 20). */
+static inline void prefetch_contact(const ldem_contact *c)
+{
+    const char *line = (const char *)c;
+    for (size_t o = 0; o < sizeof *c; o += 64)
+        __builtin_prefetch(line + o);
+}
+
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Touching rigid sphere pairs go k->lanes at a time
  * (update_held): they are held until enough have come, or until a contact of another kind,
@@ -662,6 +677,8 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
     int rc;
     for (uint32_t q = k->shard_start[s], end = k->shard_start[s + 1]; q < end; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
+        if (q + PREFETCH_AHEAD < end)
+            prefetch_contact(&w->contacts[k->shard_list[q + PREFETCH_AHEAD]]);
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
