@@ -185,6 +185,7 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
     w->contacts_capacity = cap;
     if (ldem_contacts_build_shards(w))
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+    ldem_contacts_classify(w);
 
     memcpy(w->x_list, b->x, b->count * sizeof *b->x);
     memcpy(w->radius_list, b->radius, b->count * sizeof *b->radius);

@@ -473,13 +473,21 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
 
 /* Two rigid spheres under a Hertz law: the pair the shortcuts below take, apart
  * (sphere_pair_stays_apart) or touching (update_held). A deformable party is left to
- * contact_update, which zeroes its generalized forces every step (gen_prepare). */
+ * contact_update, which zeroes its generalized forces every step (gen_prepare). Nothing it
+ * reads changes while the pair is a candidate, so each list build records it in the contact
+ * (ldem_contacts_classify) instead of every step reading the bodies' kinds and modes again. */
 static int rigid_hertz_sphere_pair(const ldem_world *w, const ldem_contact *c)
 {
     const ldem_bodies *b = &w->bodies;
     return !(c->j & LDEM_WALL_BIT) && b->kind[c->i] == LDEM_SHAPE_SPHERE &&
            b->kind[c->j] == LDEM_SHAPE_SPHERE && w->laws[c->law].law != LDEM_LAW_LINEAR &&
            !ldem_world_body_modes(w, c->i) && !ldem_world_body_modes(w, c->j);
+}
+
+void ldem_contacts_classify(ldem_world *w)
+{
+    for (size_t c = 0; c < w->ncontacts; c++)
+        w->contacts[c].rigid_spheres = (uint8_t)rigid_hertz_sphere_pair(w, &w->contacts[c]);
 }
 
 /* A separated sphere pair under a Hertz law that is still apart: all its step does is
@@ -489,7 +497,7 @@ static int rigid_hertz_sphere_pair(const ldem_world *w, const ldem_contact *c)
 static int sphere_pair_stays_apart(ldem_world *w, ldem_contact *c, const image_offset *off)
 {
     const ldem_bodies *b = &w->bodies;
-    if (c->overlap > 0.0 || !rigid_hertz_sphere_pair(w, c))
+    if (c->overlap > 0.0 || !c->rigid_spheres)
         return 0;
     ldem_vec3 d = ldem_vec3_sub(ldem_vec3_add(b->x[c->j], off->now), b->x[c->i]);
     double gap = b->radius[c->i] + b->radius[c->j] - ldem_vec3_norm(d);
@@ -682,7 +690,7 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
-        if (k->lanes > 1 && c->overlap > 0.0 && rigid_hertz_sphere_pair(w, c)) {
+        if (k->lanes > 1 && c->overlap > 0.0 && c->rigid_spheres) {
             held.c[held.n] = c;
             held.off[held.n++] = off;
             if (held.n == k->lanes && (rc = update_held(w, &held, tid, sum, &sums, e)))

@@ -74,6 +74,9 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err);
 int ldem_contacts_need_refresh(const ldem_world *w);
 /* Group the contact indices by history shard (after a refresh or a restore). */
 int ldem_contacts_build_shards(ldem_world *w);
+/* Record in each candidate whether contacts.c's sphere shortcuts take it (rigid_spheres), after
+ * a refresh or a restore (contacts.c). */
+void ldem_contacts_classify(ldem_world *w);
 /* Frictional work a contact has done so far (from its law's state). */
 double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 

@@ -275,6 +275,7 @@ static int resume_work(ldem_world *w, ldem_err *err)
         return rc;
     if (ldem_contacts_build_shards(w))
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+    ldem_contacts_classify(w);
     /* deformed nodes are not stored: they follow from the restored amplitudes */
     ldem_modal_deform(w);
     return LDEM_OK;
