@@ -209,12 +209,13 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
 
 /* The hot path. It keeps the force at the current top level in a local (the contact's N is
  * the top's force by the invariant z_top = d) and reuses each square root for both the Hertz
- * force and the energy quadrature, so a typical step costs four square roots. */
-static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
-                      ldem_jager_contact *c, double d1, double cx, double cy)
+ * force and the energy quadrature, so a typical step costs four square roots. `energy` is
+ * p->track_energy, a constant in each of jager_step's two copies. */
+static inline __attribute__((always_inline)) int
+jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_contact *c,
+                double d1, double cx, double cy, const bool energy)
 {
     const double mu = p->mu, cn = p->pair.cn;
-    const bool energy = p->track_energy;
 
     if (!(d1 > 0)) { /* loss of contact (or still apart) */
         if (energy && c->length)
@@ -418,6 +419,17 @@ out_of_memory:
     ldem_jager_release(pool, c);
     c->d = 0;
     return LDEM_ERR_NOMEM;
+}
+
+/* Two copies of the hot path, with the energy quadrature and without: the copy DEM runs time
+ * (without) then carries none of the quadrature's branches, locals and spills, 12 % fewer
+ * instructions on the biaxial test. (A third copy for pools without the force cache measured
+ * 2 % more, not fewer.) */
+static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
+                      ldem_jager_contact *c, double d1, double cx, double cy)
+{
+    return p->track_energy ? jager_step_body(p, pool, c, d1, cx, cy, true)
+                           : jager_step_body(p, pool, c, d1, cx, cy, false);
 }
 
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
