@@ -314,7 +314,7 @@ static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
  * j's material point against i's, in the frame): N and the tangential force T in the frame.
  * Records the patch's geometry in the contact. */
 int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
-                     double *normal, double t[2])
+                    double *normal, double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
     double d1 = p->overlap;
@@ -347,7 +347,7 @@ int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const d
  * (du: j's material point's move against i's). The laws' N is Hertz's cn d√d to the bit, so
  * the damping's cap takes it rather than a square root again. */
 void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
-                         const ldem_patch *p, ldem_vec3 du, double normal, const double t[2])
+                        const ldem_patch *p, ldem_vec3 du, double normal, const double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
     double d1 = p->overlap;
@@ -368,7 +368,7 @@ void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
 
 /* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
 int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
-                         const ldem_patch *p, const ldem_quat *dq)
+                        const ldem_patch *p, const ldem_quat *dq)
 {
     double d1 = p->overlap;
     int was_touching = c->overlap > 0.0;
@@ -657,16 +657,18 @@ static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_cont
 /* How many candidates ahead update_shard asks for a record's cache lines. */
 #define PREFETCH_AHEAD 8
 
-/* Ask for the cache lines of a contact's record (496 bytes for a Jäger contact). A touching
- * contact's update reads all of them (its pair's constants, frame, law state and held
- * history cells), and on a large packing each is a miss to DRAM: the hardware prefetcher
- * follows the stream of first lines that the loop reads, but not the rest. Measured on
- * bench/lammps: about −10 % a step, and what made four lanes pay (README, session 20). */
+/* Ask for every cache line of a contact's record (488 bytes: eight lines, or nine when it
+ * straddles one more). A touching contact's update reads all of them (its pair's constants,
+ * frame, law state and held history cells, the spring count at the end), and on a large
+ * packing each is a miss to DRAM: the hardware prefetcher follows the stream of first lines
+ * that the loop reads, but not the rest. Measured on bench/lammps: about −10 % a step, and
+ * what made four lanes pay (README, session 20). */
 static inline void prefetch_contact(const ldem_contact *c)
 {
-    const char *line = (const char *)c;
-    for (size_t o = 0; o < sizeof *c; o += 64)
-        __builtin_prefetch(line + o);
+    const char *first = (const char *)c, *last = first + sizeof *c - 1;
+    for (const char *line = first; line < last; line += 64)
+        __builtin_prefetch(line);
+    __builtin_prefetch(last);
 }
 
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
