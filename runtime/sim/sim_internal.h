@@ -85,6 +85,15 @@ double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c);
 /* Kinematics and laws of every candidate (parallel over shards), storing each contact's force
  * and torques, and in a periodic cell each shard's ldem_contact_sums. */
 int ldem_contacts_update(ldem_world *w, ldem_err *err);
+/* ldem_contacts_update, then every contact's force and torques added onto its bodies and wall
+ * in list order (bitwise the same sums for any thread count). On one thread both happen in
+ * the same pass over the list, which then streams through memory once instead of twice. The
+ * caller has set the bodies' forces and torques to their non-contact part and the walls'
+ * forces to zero. */
+int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err);
+
+/* ---- contacts.c, shared with the lanes (sphere_lanes_update.h) ---- */
+
 /* Where a contact's second body is seen from the first: its periodic image's offset h n
  * now and h_prev n at the previous evaluation (zero in open space and within the cell). */
 typedef struct image_offset {
@@ -138,13 +147,6 @@ int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
  * lane that failed. */
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
                               int *failed);
-
-/* ldem_contacts_update, then every contact's force and torques added onto its bodies and wall
- * in list order (bitwise the same sums for any thread count). On one thread both happen in
- * the same pass over the list, which then streams through memory once instead of twice. The
- * caller has set the bodies' forces and torques to their non-contact part and the walls'
- * forces to zero. */
-int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err);
 
 /* ---- modal.c: the deformable bodies' modal degrees of freedom ---- */
 
