@@ -11,6 +11,7 @@
 
 #include "sim_internal.h"
 #include "sphere_lanes.h"
+#include "sphere_lanes_io.h"
 
 enum { LANES = LDEM__LANES };
 
@@ -24,15 +25,21 @@ static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
                                const double normal[LANES], double t[LANES][2])
 {
     const ldem__vl two = ldem__vl_splat(2.0), zero = ldem__vl_splat(0.0);
-    double d1a[LANES], estar_a[LANES], rstar_a[LANES], mstar_a[LANES], zeta_a[LANES];
-    ldem_vec3 minus_t_a[LANES];
+    double d1a[LANES], estar_a[LANES], rstar_a[LANES], mstar_a[LANES], zeta_a[LANES],
+        tx_a[LANES], ty_a[LANES];
+    ldem_vec3 *fn_p[LANES], *ft_p[LANES], *torque_i_p[LANES], *torque_j_p[LANES];
     for (int l = 0; l < LANES; l++) {
         d1a[l] = p[l].overlap;
         estar_a[l] = c[l]->pair.estar;
         rstar_a[l] = c[l]->pair.rstar;
         mstar_a[l] = ldem__effective_mass(w, c[l]);
         zeta_a[l] = w->laws[c[l]->law].damping;
-        minus_t_a[l] = ldem_vec3_make(-t[l][0], -t[l][1], 0.0);
+        tx_a[l] = t[l][0];
+        ty_a[l] = t[l][1];
+        fn_p[l] = &c[l]->fn;
+        ft_p[l] = &c[l]->ft;
+        torque_i_p[l] = &c[l]->torque_i;
+        torque_j_p[l] = &c[l]->torque_j;
     }
     ldem__vl d1 = ldem__vl_gather(d1a), N = ldem__vl_gather(normal);
     /* ldem_hertz_stiffness */
@@ -51,17 +58,18 @@ static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
     ldem__vl s = N + damped;
     ldem__v3l fn = {s * n.x, s * n.y, s * n.z};
     /* ldem_contact_from_frame of (−t, 0): the third component is +0.0, as the scalar path's */
-    ldem__v3l ft = ldem__ql_rotate(frame, ldem__v3l_gather(minus_t_a));
+    ldem__v3l minus_t = {-ldem__vl_gather(tx_a), -ldem__vl_gather(ty_a), zero};
+    ldem__v3l ft = ldem__ql_rotate(frame, minus_t);
     ldem__v3l force = ldem__v3l_add(fn, ft);
     ldem__v3l minus_force = {-force.x, -force.y, -force.z};
     ldem__v3l torque_i = ldem__v3l_cross(ldem__v3l_sub(at, xi), minus_force);
     ldem__v3l torque_j = ldem__v3l_cross(ldem__v3l_sub(at, xj), force);
+    ldem__v3l_store(fn, fn_p);
+    ldem__v3l_store(ft, ft_p);
+    ldem__v3l_store(torque_i, torque_i_p);
+    ldem__v3l_store(torque_j, torque_j_p);
     for (int l = 0; l < LANES; l++) {
         c[l]->kn = kn[l];
-        c[l]->fn = ldem__v3l_lane(fn, l);
-        c[l]->ft = ldem__v3l_lane(ft, l);
-        c[l]->torque_i = ldem__v3l_lane(torque_i, l);
-        c[l]->torque_j = ldem__v3l_lane(torque_j, l);
         c[l]->stored_normal = 0.4 * normal[l] * d1[l];
     }
 }
@@ -74,27 +82,28 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
 {
     const ldem_bodies *b = &w->bodies;
     const ldem_quat *dq = w->work->dq;
-    ldem_vec3 xi_a[LANES], xj_a[LANES], xpi_a[LANES], xpj_a[LANES], now_a[LANES],
-        prev_a[LANES];
+    const ldem_vec3 *xi_p[LANES], *xj_p[LANES], *xpi_p[LANES], *xpj_p[LANES], *now_p[LANES],
+        *prev_p[LANES];
     double ri_a[LANES], rj_a[LANES];
-    ldem_quat dqi_a[LANES], dqj_a[LANES], frame_a[LANES];
+    const ldem_quat *dqi_p[LANES], *dqj_p[LANES];
+    ldem_quat *frame_p[LANES];
     for (int l = 0; l < LANES; l++) {
         uint32_t i = c[l]->i, j = c[l]->j;
-        xi_a[l] = b->x[i];
-        xj_a[l] = b->x[j];
-        xpi_a[l] = b->x_prev[i];
-        xpj_a[l] = b->x_prev[j];
-        now_a[l] = off[l].now;
-        prev_a[l] = off[l].prev;
+        xi_p[l] = &b->x[i];
+        xj_p[l] = &b->x[j];
+        xpi_p[l] = &b->x_prev[i];
+        xpj_p[l] = &b->x_prev[j];
+        now_p[l] = &off[l].now;
+        prev_p[l] = &off[l].prev;
         ri_a[l] = b->radius[i];
         rj_a[l] = b->radius[j];
-        dqi_a[l] = dq[i];
-        dqj_a[l] = dq[j];
-        frame_a[l] = c[l]->frame;
+        dqi_p[l] = &dq[i];
+        dqj_p[l] = &dq[j];
+        frame_p[l] = &c[l]->frame;
     }
     /* i sits in the cell, j at its image */
-    ldem__v3l xi = ldem__v3l_gather(xi_a);
-    ldem__v3l xj = ldem__v3l_add(ldem__v3l_gather(xj_a), ldem__v3l_gather(now_a));
+    ldem__v3l xi = ldem__v3l_load(xi_p);
+    ldem__v3l xj = ldem__v3l_add(ldem__v3l_load(xj_p), ldem__v3l_load(now_p));
     ldem__vl ri = ldem__vl_gather(ri_a), rj = ldem__vl_gather(rj_a);
     ldem__vl overlap;
     ldem__v3l normal, point;
@@ -128,29 +137,34 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
         return LDEM_OK;
     }
     const ldem__v3l zero = {ldem__vl_splat(0.0), ldem__vl_splat(0.0), ldem__vl_splat(0.0)};
-    ldem__ql dq_i = ldem__ql_gather(dqi_a), dq_j = ldem__ql_gather(dqj_a);
+    ldem__ql dq_i = ldem__ql_load(dqi_p), dq_j = ldem__ql_load(dqj_p);
     /* material_step adds i's zero offset (NO_OFFSET): so do the lanes, to the bit */
     ldem__v3l step_i = ldem__rigid_step_l(ldem__v3l_add(xi, zero),
-                                          ldem__v3l_add(ldem__v3l_gather(xpi_a), zero), dq_i,
+                                          ldem__v3l_add(ldem__v3l_load(xpi_p), zero), dq_i,
                                           point);
     ldem__v3l step_j = ldem__rigid_step_l(
-        xj, ldem__v3l_add(ldem__v3l_gather(xpj_a), ldem__v3l_gather(prev_a)), dq_j, point);
+        xj, ldem__v3l_add(ldem__v3l_load(xpj_p), ldem__v3l_load(prev_p)), dq_j, point);
     ldem__v3l du = ldem__v3l_sub(step_j, step_i);
-    ldem__ql frame = ldem__frame_follow_l(ldem__ql_gather(frame_a), dq_i, dq_j, normal);
+    ldem__ql frame =
+        ldem__frame_follow_l(ldem__ql_load((const ldem_quat *const *)frame_p), dq_i, dq_j, normal);
     ldem__v3l local = ldem__ql_rotate_inv(frame, du); /* ldem_contact_to_frame */
     double normal_l[LANES], t_l[LANES][2];
+    /* The laws read no frame: the frames are stored after them, all lanes at once (and the
+     * forces below read them from the contacts). */
     for (int l = 0; l < LANES; l++) {
-        c[l]->frame = ldem__ql_lane(frame, l);
         double ds[2] = {local.x[l], local.y[l]};
         int rc = ldem__hertz_law(w, c[l], &p[l], ds, &normal_l[l], t_l[l]);
-        if (rc) { /* as contact_update leaves them: the forces of the lanes so far, then stop */
-            for (int m = 0; m <= l; m++)
+        if (rc) { /* as contact_update leaves them: the lanes so far updated, then stop */
+            for (int m = 0; m <= l; m++) {
+                c[m]->frame = ldem__ql_lane(frame, m);
                 ldem__hertz_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
                                    t_l[m]);
+            }
             *failed = l;
             return rc;
         }
     }
+    ldem__ql_store(frame, frame_p);
     int all_touching = 1;
     for (int l = 0; l < LANES; l++)
         all_touching = all_touching && p[l].overlap > 0.0;

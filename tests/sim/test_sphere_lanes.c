@@ -15,6 +15,7 @@
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
 #include "sphere_lanes.h"
+#include "sphere_lanes_io.h"
 #include "world_fixture.h"
 
 enum { W = LDEM__LANES };
@@ -149,6 +150,71 @@ Test(sphere_lanes, geometry_lanes_are_ldem_sphere_sphere)
                       "case %d lane %d: overlap %.17g normal (%g %g %g), scalar %.17g (%g %g %g)",
                       k, l, d, n.x, n.y, n.z, want.overlap, want.normal.x, want.normal.y,
                       want.normal.z);
+        }
+    }
+}
+
+/* Records with neighbours on both sides, so that a store that spills over shows. */
+typedef struct {
+    double before;
+    ldem_vec3 v;
+    ldem_quat q;
+    double after;
+} io_record;
+
+/* ldem__v3l_load/_store and ldem__ql_load/_store move each lane's record bit for bit, in any
+ * order of the records, and touch nothing else. (This build's width without AVX at four
+ * lanes: the AVX2 transposes are checked through the block test below, which steps the
+ * library's four lanes.) */
+Test(sphere_lanes, loads_and_stores_move_each_lanes_record)
+{
+    enum { N = 7 };
+    for (int k = 0; k < 200; k++) {
+        io_record rec[N];
+        for (int r = 0; r < N; r++)
+            rec[r] = (io_record){uniform(-1, 1), random_unit(), random_rotation(3.0),
+                                 uniform(-1, 1)};
+        io_record before[N];
+        memcpy(before, rec, sizeof rec);
+        const ldem_vec3 *vp[W];
+        const ldem_quat *qp[W];
+        ldem_vec3 *vout[W];
+        ldem_quat *qout[W];
+        int which[W];
+        for (int l = 0; l < W; l++) {
+            which[l] = (k + 3 * l) % N; /* distinct lanes, in varying order */
+            vp[l] = vout[l] = &rec[which[l]].v;
+            qp[l] = qout[l] = &rec[which[l]].q;
+        }
+        ldem__v3l v = ldem__v3l_load(vp);
+        ldem__ql q = ldem__ql_load(qp);
+        for (int l = 0; l < W; l++) {
+            ldem_vec3 lv = ldem__v3l_lane(v, l);
+            ldem_quat lq = ldem__ql_lane(q, l);
+            cr_assert(memcmp(&lv, vp[l], sizeof lv) == 0, "case %d: vector lane %d", k, l);
+            cr_assert(same_quat(lq, *qp[l]), "case %d: quaternion lane %d", k, l);
+        }
+        /* store the lanes rotated by one place: record which[l] gets lane l + 1's values */
+        ldem__v3l v2 = v;
+        ldem__ql q2 = q;
+        for (int l = 0; l < W; l++) {
+            int m = (l + 1) % W;
+            v2.x[l] = v.x[m], v2.y[l] = v.y[m], v2.z[l] = v.z[m];
+            q2.w[l] = q.w[m], q2.x[l] = q.x[m], q2.y[l] = q.y[m], q2.z[l] = q.z[m];
+        }
+        ldem__v3l_store(v2, vout);
+        ldem__ql_store(q2, qout);
+        for (int r = 0; r < N; r++) {
+            int lane = -1;
+            for (int l = 0; l < W; l++)
+                if (which[l] == r)
+                    lane = l;
+            io_record want = before[r];
+            if (lane >= 0) {
+                want.v = before[which[(lane + 1) % W]].v;
+                want.q = before[which[(lane + 1) % W]].q;
+            }
+            cr_assert(memcmp(&rec[r], &want, sizeof want) == 0, "case %d: record %d", k, r);
         }
     }
 }
