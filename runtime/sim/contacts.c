@@ -536,10 +536,8 @@ static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
     return c->kn;
 }
 
-/* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its
- * stiffness terms, added to its shard's sums. */
-static void add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
-                        ldem_contact_sums *sums)
+void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
+                       ldem_contact_sums *sums)
 {
     if (!ldem_contact_touching(c) || (c->j & LDEM_WALL_BIT))
         return;
@@ -594,7 +592,7 @@ static void contact_adds(ldem_world *w, const ldem_contact *c, const image_offse
                          int sum, ldem_contact_sums *sums)
 {
     if (w->cell.periodic)
-        add_to_sums(w, c, off, sums);
+        ldem__add_to_sums(w, c, off, sums);
     if (sum)
         add_forces(w, c);
 }
@@ -630,23 +628,25 @@ int ldem__lanes_best(void)
 }
 
 /* Update the held pairs and add what they add, in list order: four in the AVX2 lanes, or
- * two at a time in the SSE2 lanes and the odd one alone. Empties h. */
+ * two at a time in the SSE2 lanes and the odd one alone. The lanes add their stress sums
+ * themselves. Empties h. */
 static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_contact_sums *sums,
                        ldem_err *e)
 {
     int done = 0, failed = 0, rc;
+    ldem_contact_sums *lane_sums = w->cell.periodic ? sums : NULL;
 #ifdef LDEM_HAVE_QUADS
     if (h->n == 4) {
-        if ((rc = ldem__update_sphere_quads(w, h->c, h->off, &failed)))
+        if ((rc = ldem__update_sphere_quads(w, h->c, h->off, lane_sums, &failed)))
             return contact_failed(e, h->c[failed], rc);
         done = 4;
     }
 #endif
     for (; h->n - done >= 2; done += 2)
-        if ((rc = update_sphere_lanes(w, h->c + done, h->off + done, &failed)))
+        if ((rc = update_sphere_lanes(w, h->c + done, h->off + done, lane_sums, &failed)))
             return contact_failed(e, h->c[done + failed], rc);
-    for (int l = 0; l < done; l++)
-        contact_adds(w, h->c[l], &h->off[l], sum, sums);
+    for (int l = 0; sum && l < done; l++)
+        add_forces(w, h->c[l]);
     for (int l = done; l < h->n; l++)
         if ((rc = update_alone(w, h->c[l], &h->off[l], tid, sum, sums, e)))
             return rc;

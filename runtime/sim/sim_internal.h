@@ -140,13 +140,17 @@ void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
                         const ldem_patch *p, ldem_vec3 du, double normal, const double t[2]);
 int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
                         const ldem_patch *p, const ldem_quat *dq);
+/* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its
+ * stiffness terms, added to its shard's sums. */
+void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
+                       ldem_contact_sums *sums);
 
 /* ---- sphere_quads.c (AVX2; only where ldem__lanes_best() says 4) ---- */
 
-/* Four touching rigid sphere pairs at once (sphere_lanes_update.h); on failure *failed is the
- * lane that failed. */
+/* Four touching rigid sphere pairs at once (sphere_lanes_update.h), and their stress sums
+ * into `sums` unless NULL; on failure *failed is the lane that failed. */
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
-                              int *failed);
+                              ldem_contact_sums *sums, int *failed);
 
 /* ---- modal.c: the deformable bodies' modal degrees of freedom ---- */
 

@@ -15,14 +15,45 @@
 
 enum { LANES = LDEM__LANES };
 
+/* contacts.c's add_to_sums of lanes that all touch, in lane order: f ⊗ ℓ (force on j,
+ * branch vector from i to j's image) and kn (n_a ℓ_a)², each product in the lanes, and each
+ * sum's additions one lane after the other, as the list order has them. */
+static void add_to_sums_lanes(ldem__v3l force, ldem__v3l branch, ldem__v3l n, ldem__vl kn,
+                              ldem_contact_sums *sums)
+{
+    const ldem__vl fa[3] = {force.x, force.y, force.z}, la[3] = {branch.x, branch.y, branch.z},
+                   na[3] = {n.x, n.y, n.z};
+    ldem__vl prod[12];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            prod[3 * a + b] = fa[a] * la[b];
+    for (int a = 0; a < 3; a++) {
+        ldem__vl nl = na[a] * la[a];
+        prod[9 + a] = kn * nl * nl;
+    }
+    double acc[12];
+    for (int k = 0; k < 9; k++)
+        acc[k] = sums->virial.m[k / 3][k % 3];
+    for (int a = 0; a < 3; a++)
+        acc[9 + a] = sums->stiffness[a];
+    for (int l = 0; l < LANES; l++)
+        for (int k = 0; k < 12; k++)
+            acc[k] += prod[k][l];
+    for (int k = 0; k < 9; k++)
+        sums->virial.m[k / 3][k % 3] = acc[k];
+    for (int a = 0; a < 3; a++)
+        sums->stiffness[a] = acc[9 + a];
+}
+
 /* ldem__hertz_forces of touching sphere pairs that all still overlap (xi, xj the centres,
  * j's at its image; n, at the patches' normals and points): the stiffness, the damping
  * (computed in every lane, kept where the lane's law has it), the tangential force out of the
- * frame, the torques. */
+ * frame, the torques; and their stress sums when `sums` is not NULL. */
 static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
                                const ldem_patch p[LANES], ldem__v3l xi, ldem__v3l xj,
                                ldem__v3l n, ldem__v3l at, ldem__v3l du, ldem__ql frame,
-                               const double normal[LANES], double t[LANES][2])
+                               const double normal[LANES], double t[LANES][2],
+                               ldem_contact_sums *sums)
 {
     const ldem__vl two = ldem__vl_splat(2.0), zero = ldem__vl_splat(0.0);
     double d1a[LANES], estar_a[LANES], rstar_a[LANES], mstar_a[LANES], zeta_a[LANES],
@@ -72,13 +103,17 @@ static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
         c[l]->kn = kn[l];
         c[l]->stored_normal = 0.4 * normal[l] * d1[l];
     }
+    if (sums)
+        add_to_sums_lanes(force, ldem__v3l_sub(xj, xi), n, kn, sums);
 }
 
 /* contacts.c's contact_update of LANES touching rigid_hertz_sphere_pair contacts, in list
- * order for everything that is not per contact (the laws' pool). On failure *failed is the
- * lane that failed, and the lanes before it are updated. */
+ * order for everything that is not per contact (the laws' pool), and their add_to_sums into
+ * `sums` (periodic cells; NULL otherwise). On failure *failed is the lane that failed, the
+ * lanes before it are updated, and nothing is summed. */
 static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
-                               const image_offset off[LANES], int *failed)
+                               const image_offset off[LANES], ldem_contact_sums *sums,
+                               int *failed)
 {
     const ldem_bodies *b = &w->bodies;
     const ldem_quat *dq = w->work->dq;
@@ -169,11 +204,13 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
     for (int l = 0; l < LANES; l++)
         all_touching = all_touching && p[l].overlap > 0.0;
     if (all_touching) {
-        hertz_forces_lanes(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l);
+        hertz_forces_lanes(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l, sums);
     } else { /* a lane that separated clears its forces */
         for (int l = 0; l < LANES; l++)
             ldem__hertz_forces(w, c[l], &off[l], &p[l], ldem__v3l_lane(du, l), normal_l[l],
                                t_l[l]);
+        for (int l = 0; sums && l < LANES; l++)
+            ldem__add_to_sums(w, c[l], &off[l], sums);
     }
     return LDEM_OK;
 }

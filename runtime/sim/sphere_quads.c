@@ -9,7 +9,7 @@
 #include "sphere_lanes_update.h"
 
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
-                              int *failed)
+                              ldem_contact_sums *sums, int *failed)
 {
-    return update_sphere_lanes(w, c, off, failed);
+    return update_sphere_lanes(w, c, off, sums, failed);
 }
