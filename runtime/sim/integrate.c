@@ -69,9 +69,28 @@ static void axis_flow(ldem_quat *q, ldem_vec3 *L, ldem_vec3 inertia, int k, doub
     *q = ldem_quat_mul(*q, turn);
 }
 
+/* The largest and smallest moment by plain comparisons, not fmax/fmin: those must return the
+ * other operand for a NaN, so GCC calls libm for them, four calls per body per step on the
+ * integrator's critical path. For finite moments (and infinities) both give the same two
+ * values, hence the same answer (±0 aside, where hi − lo and RTOL·hi are zeros either way).
+ * A NaN moment: a comparison with NaN is false, so a > b ? a : b keeps b — a NaN in x or y
+ * is dropped (as fmax would), one in z carried into hi and lo, which makes the test false.
+ * Either way no NaN reaches q or L_b: judged isotropic, the mean moment is NaN and axis_rate
+ * gives 0 (no rotation); otherwise axis_rate gives 0 about the NaN's axis alone.
+ * The 2- and 4-lane drift (rotor_lanes.h) compute this in the same order. */
+static inline double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 static int is_isotropic(ldem_vec3 I)
 {
-    double hi = fmax(I.x, fmax(I.y, I.z)), lo = fmin(I.x, fmin(I.y, I.z));
+    double hi = max2(I.x, max2(I.y, I.z)), lo = min2(I.x, min2(I.y, I.z));
     return hi - lo <= ISOTROPIC_RTOL * hi;
 }
 
