@@ -152,6 +152,35 @@ void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_o
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
                               ldem_contact_sums *sums, int *failed);
 
+/* ---- integrate.c, shared with the rotor lanes (rotor_lanes.h, rotor_quads.c) ---- */
+
+/* Principal moments this close (relative) count as a sphere (integrate.c says why). */
+#define LDEM__ISOTROPIC_RTOL 1e-12
+
+/* ldem_integrate_first_half's arguments, handed to the lane kernels in one pointer. */
+typedef struct ldem__first_half_args {
+    size_t n;
+    const uint32_t *flags;
+    const double *inv_mass;
+    const ldem_vec3 *inertia;
+    ldem_vec3 *x, *v;
+    ldem_quat *q;
+    ldem_vec3 *L_b;
+    const ldem_vec3 *force, *torque;
+    double dt;
+} ldem__first_half_args;
+
+/* Body i's first half step alone: the scalar path every lane must equal. */
+void ldem__first_half_body(const ldem__first_half_args *a, size_t i);
+/* ldem_integrate_first_half with bodies `lanes` at a time (1: each alone, 2: SSE2, 4: AVX2,
+ * only where ldem__lanes_best() says 4); the same bits whatever `lanes` (tests compare). */
+void ldem__integrate_first_half_lanes(const ldem__first_half_args *a, int lanes);
+
+/* ---- rotor_quads.c (AVX2; only where ldem__lanes_best() says 4) ---- */
+
+/* Bodies i … i + 3 (all < a->n) through their first half step, in the AVX2 lanes. */
+void ldem__first_half_quads(const ldem__first_half_args *a, size_t i);
+
 /* ---- modal.c: the deformable bodies' modal degrees of freedom ---- */
 
 /* ε̇ += h M⁻¹ f_total for every deformable body (a half kick, h = dt/2). */

@@ -3,17 +3,20 @@
  * Dzhanibekov flip of the intermediate axis (conservation laws over 10⁵ steps, flip period
  * against an RK4 integration of Euler's equations written here), time reversibility, the exact
  * rotation of a sphere, kicks that add h τ to world L, Verlet's exact parabola and the
- * harmonic oscillator's conserved modified energy, Cundall's local damping, and the loops'
- * fixed-body rule. */
+ * harmonic oscillator's conserved modified energy, Cundall's local damping, the loops'
+ * fixed-body rule, and the first half step in lanes (runtime/sim/rotor_lanes.h) against
+ * per-body calls, bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ldem/quat.h"
 #include "ldem/sim/integrate.h"
 #include "ldem/sim/world.h"
 #include "ldem/vec3.h"
+#include "sim_internal.h" /* ldem__integrate_first_half_lanes, ldem__lanes_best */
 
 #define PI 3.14159265358979323846
 
@@ -497,4 +500,199 @@ Test(integrate, kick_by_hand)
     ldem_kick(&v, &L, q, ldem_vec3_make(0.0, 4.0, 0.0), ldem_vec3_make(2.0, 0.0, 0.0), 0.5, 0.1);
     cr_assert_lt(vdist(v, ldem_vec3_make(1.0, 0.2, 0.0)), 1e-15);
     cr_assert_lt(vdist(L, ldem_vec3_make(0.0, -0.2, 1.0)), 1e-15);
+}
+
+/* ---- the first half step in lanes (rotor_lanes.h, rotor_quads.c) ---- */
+
+typedef struct lane_bodies {
+    size_t n;
+    uint32_t *flags;
+    double *inv_mass;
+    ldem_vec3 *inertia, *x, *v, *L, *F, *tau;
+    ldem_quat *q;
+    int eligible; /* free, isotropic, ldem_quat_exp's series: the lanes' own bodies */
+    int series_edge_below, series_edge_above;
+} lane_bodies;
+
+/* n bodies of every kind the lanes must tell apart, mixed at random, so that groups of two
+ * and four mix kinds: free and fixed; moments equal, isotropic to 4e-13 (not bit-equal),
+ * symmetric tops and asymmetric bodies (moments in any order), zero, NaN in one place; turns
+ * from 1e-6 rad to 1 rad (ldem_quat_exp's trig branch) and a few ulps either side of its
+ * series bound (|θ| = 1e-4); a zero orientation (normalized to the identity). */
+static lane_bodies lane_bodies_make(size_t n, double dt, uint64_t seed)
+{
+    lane_bodies b = {.n = n};
+    b.flags = calloc(n, sizeof *b.flags);
+    b.inv_mass = calloc(n, sizeof *b.inv_mass);
+    b.inertia = calloc(n, sizeof *b.inertia);
+    b.x = calloc(n, sizeof *b.x);
+    b.v = calloc(n, sizeof *b.v);
+    b.L = calloc(n, sizeof *b.L);
+    b.F = calloc(n, sizeof *b.F);
+    b.tau = calloc(n, sizeof *b.tau);
+    b.q = calloc(n, sizeof *b.q);
+    cr_assert(b.flags && b.inv_mass && b.inertia && b.x && b.v && b.L && b.F && b.tau && b.q);
+    uint64_t s = seed;
+    const double turns[] = {1e-6, 1e-5, 5e-5, 2e-4, 1e-2, 1.0};
+    for (size_t i = 0; i < n; i++) {
+        double kind = 0.5 * (urand(&s) + 1.0), turn = turns[(size_t)(3.0 * (urand(&s) + 1.0))];
+        int fixed = kind < 0.08, isotropic = 1;
+        b.flags[i] = fixed ? LDEM_BODY_FIXED : 0;
+        b.inv_mass[i] = 1.0 + 0.5 * urand(&s);
+        double I = 0.5 + 0.25 * urand(&s);
+        double shape = 0.5 * (urand(&s) + 1.0);
+        if (shape < 0.45) {
+            b.inertia[i] = ldem_vec3_make(I, I, I);
+        } else if (shape < 0.6) { /* not bit-equal: how the mean moment is summed matters */
+            b.inertia[i] = ldem_vec3_make(I * (1.0 + 4e-13 * urand(&s)),
+                                          I * (1.0 + 4e-13 * urand(&s)),
+                                          I * (1.0 + 4e-13 * urand(&s)));
+        } else if (shape < 0.75) { /* a symmetric top: the third moment is the odd one */
+            double odd = urand(&s) < 0.0 ? 0.3 + 0.3 * (urand(&s) + 1.0) : 1.6 + urand(&s);
+            b.inertia[i] = ldem_vec3_make(I, I, odd * I); /* oblate or prolate */
+            isotropic = 0;
+        } else if (shape < 0.9) {
+            b.inertia[i] = ldem_vec3_make(I, 1.5 * I, 1.9 * I + 0.1 * urand(&s));
+            isotropic = 0;
+        } else if (shape < 0.93) {
+            b.inertia[i] = ldem_vec3_make(0.0, 0.0, 0.0); /* does not rotate */
+        } else {
+            int k = (int)(1.5 * (urand(&s) + 1.0)); /* NaN in x, y or z: see is_isotropic */
+            b.inertia[i] = ldem_vec3_make(k == 0 ? NAN : I, k == 1 ? NAN : I, k == 2 ? NAN : I);
+            isotropic = k != 2;
+        }
+        int nan_moment = shape >= 0.93;
+        if (!nan_moment && urand(&s) < 0.0) /* the largest or smallest moment anywhere */
+            b.inertia[i] = ldem_vec3_make(b.inertia[i].z, b.inertia[i].x, b.inertia[i].y);
+        if (!nan_moment && urand(&s) < 0.0)
+            b.inertia[i] = ldem_vec3_make(b.inertia[i].y, b.inertia[i].x, b.inertia[i].z);
+        b.x[i] = ldem_vec3_make(urand(&s), urand(&s), urand(&s));
+        b.v[i] = ldem_vec3_make(urand(&s), urand(&s), urand(&s));
+        /* |L| ≈ turn · I/dt: the drift turns by about `turn` */
+        ldem_vec3 axis = ldem_vec3_normalize(ldem_vec3_make(urand(&s), urand(&s), urand(&s)));
+        b.L[i] = ldem_vec3_scale(axis, turn * I / dt);
+        b.q[i] = ldem_quat_normalize(ldem_quat_make(urand(&s), urand(&s), urand(&s), urand(&s)));
+        b.F[i] = ldem_vec3_make(urand(&s), urand(&s), urand(&s));
+        b.tau[i] = ldem_vec3_scale(ldem_vec3_make(urand(&s), urand(&s), urand(&s)), 1e-3 * turn);
+        if (i % 97 == 5) { /* a few ulps from the series bound: I = 1, no torque, θ = dt L_x */
+            double L = 1e-4 / dt;
+            for (int k = (int)(i / 97 % 7) - 3; k > 0; k--)
+                L = nextafter(L, 1.0);
+            for (int k = (int)(i / 97 % 7) - 3; k < 0; k++)
+                L = nextafter(L, 0.0);
+            b.inertia[i] = ldem_vec3_make(1.0, 1.0, 1.0);
+            b.L[i] = ldem_vec3_make(L, 0.0, 0.0);
+            b.tau[i] = ldem_vec3_zero();
+            isotropic = 1;
+            double th = dt * L;
+            if (!fixed) {
+                b.series_edge_below += th * th < 1e-8;
+                b.series_edge_above += th * th >= 1e-8;
+            }
+            turn = th * th < 1e-8 ? 0.0 : 1.0;
+        }
+        if (i % 211 == 17)
+            b.q[i] = ldem_quat_make(0.0, 0.0, 0.0, 0.0);
+        b.eligible += !fixed && isotropic && turn < 1e-4;
+    }
+    return b;
+}
+
+static lane_bodies lane_bodies_copy(const lane_bodies *a)
+{
+    lane_bodies b = *a;
+    size_t n = a->n;
+    b.x = malloc(n * sizeof *b.x);
+    b.v = malloc(n * sizeof *b.v);
+    b.L = malloc(n * sizeof *b.L);
+    b.q = malloc(n * sizeof *b.q);
+    cr_assert(b.x && b.v && b.L && b.q);
+    memcpy(b.x, a->x, n * sizeof *b.x);
+    memcpy(b.v, a->v, n * sizeof *b.v);
+    memcpy(b.L, a->L, n * sizeof *b.L);
+    memcpy(b.q, a->q, n * sizeof *b.q);
+    return b;
+}
+
+static void lane_bodies_free_state(lane_bodies *b)
+{
+    free(b->x), free(b->v), free(b->L), free(b->q);
+}
+
+static void lane_bodies_free(lane_bodies *b)
+{
+    lane_bodies_free_state(b);
+    free(b->flags), free(b->inv_mass), free(b->inertia), free(b->F), free(b->tau);
+}
+
+static void assert_same_state(const lane_bodies *got, const lane_bodies *want, const char *what)
+{
+    for (size_t i = 0; i < want->n; i++) {
+        cr_assert(memcmp(&got->x[i], &want->x[i], sizeof want->x[i]) == 0, "%s: x of %zu", what, i);
+        cr_assert(memcmp(&got->v[i], &want->v[i], sizeof want->v[i]) == 0, "%s: v of %zu", what, i);
+        cr_assert(memcmp(&got->L[i], &want->L[i], sizeof want->L[i]) == 0, "%s: L of %zu", what, i);
+        cr_assert(memcmp(&got->q[i], &want->q[i], sizeof want->q[i]) == 0, "%s: q of %zu", what, i);
+    }
+}
+
+/* ldem_integrate_first_half and its lanes (1, 2, and 4 where this build and CPU have them)
+ * give per-body ldem_kick, x += dt v, ldem_rotor_drift bit for bit: n = 999 (a short group
+ * of three at the end) and 4099 (threads, where OpenMP has several: n ≥ 2048). */
+static void lanes_match_per_body_calls(int lanes)
+{
+    const size_t sizes[] = {999, 4099};
+    const double dt = 0.01;
+    for (int t = 0; t < 2; t++) {
+        lane_bodies ref = lane_bodies_make(sizes[t], dt, 4242 + (uint64_t)t);
+        cr_assert_gt(ref.eligible, (int)ref.n / 4, "%d of %zu in the lanes", ref.eligible, ref.n);
+        cr_assert(ref.series_edge_below > 0 && ref.series_edge_above > 0);
+        lane_bodies got = lane_bodies_copy(&ref);
+        for (int step = 0; step < 3; step++) {
+            for (size_t i = 0; i < ref.n; i++) {
+                if (ref.flags[i] & LDEM_BODY_FIXED) {
+                    ref.x[i] = ldem_vec3_axpy(dt, ref.v[i], ref.x[i]);
+                    continue;
+                }
+                ldem_kick(&ref.v[i], &ref.L[i], ref.q[i], ref.F[i], ref.tau[i], ref.inv_mass[i],
+                          0.5 * dt);
+                ref.x[i] = ldem_vec3_axpy(dt, ref.v[i], ref.x[i]);
+                ldem_rotor_drift(&ref.q[i], &ref.L[i], ref.inertia[i], dt);
+            }
+            if (lanes == 0) {
+                ldem_integrate_first_half(got.n, got.flags, got.inv_mass, got.inertia, got.x,
+                                          got.v, got.q, got.L, got.F, got.tau, dt);
+            } else {
+                ldem__first_half_args a = {got.n, got.flags, got.inv_mass, got.inertia, got.x,
+                                           got.v, got.q, got.L, got.F, got.tau, dt};
+                ldem__integrate_first_half_lanes(&a, lanes);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "lanes %d, n %zu, step %d", lanes, ref.n, step);
+            assert_same_state(&got, &ref, what);
+        }
+        lane_bodies_free_state(&got);
+        lane_bodies_free(&ref);
+    }
+}
+
+Test(integrate, first_half_each_body_alone_is_the_per_body_calls)
+{
+    lanes_match_per_body_calls(1);
+}
+
+Test(integrate, first_half_two_lanes_are_the_per_body_calls)
+{
+    lanes_match_per_body_calls(2);
+}
+
+Test(integrate, first_half_four_lanes_are_the_per_body_calls)
+{
+    if (ldem__lanes_best() < 4)
+        cr_skip_test("no four lanes here: this build or CPU has no AVX2");
+    lanes_match_per_body_calls(4);
+}
+
+Test(integrate, first_half_public_loop_is_the_per_body_calls)
+{
+    lanes_match_per_body_calls(0);
 }
