@@ -310,32 +310,12 @@ static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
         c->law_state.mindlin.d = gap;
 }
 
-/* The law's step of a Hertz contact whose frame is up to date (ds: the tangential move of
- * j's material point against i's, in the frame): N and the tangential force T in the frame.
- * Records the patch's geometry in the contact. */
+/* ldem__hertz_law_step, and the patch's geometry recorded in the contact. */
 int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
                     double *normal, double t[2])
 {
-    const ldem_pair_law *law = &w->laws[c->law];
-    double d1 = p->overlap;
-    int rc = LDEM_OK;
-    t[0] = t[1] = 0.0;
-    if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
-        ldem_jager_params jp = {c->pair, law->mu, law->beta, w->track_energy != 0};
-        rc = ldem_jager_step(&jp, &w->pools[c->shard], &c->law_state.jager, d1, ds);
-        *normal = c->law_state.jager.n;
-        t[0] = c->law_state.jager.t[0];
-        t[1] = c->law_state.jager.t[1];
-    } else if (law->law == LDEM_LAW_HERTZ_MINDLIN && law->mu > 0.0) {
-        ldem_mindlin_params mp = {c->pair, law->mu};
-        ldem_mindlin_step(&mp, &c->law_state.mindlin, d1, ds);
-        *normal = c->law_state.mindlin.n;
-        t[0] = c->law_state.mindlin.t[0];
-        t[1] = c->law_state.mindlin.t[1];
-    } else {
-        *normal = ldem_hertz_force(&c->pair, d1);
-    }
-    c->overlap = d1;
+    int rc = ldem__hertz_law_step(w, c, p->overlap, ds, normal, t);
+    c->overlap = p->overlap;
     c->normal = p->normal;
     c->point = p->point;
     c->npatch = p->nnodes;

@@ -134,6 +134,35 @@ static inline int ldem__hertz_pair_update(const ldem_world *w, ldem_contact *c,
     return LDEM_OK;
 }
 
+/* The law's step of a Hertz contact whose frame is up to date (ds: the tangential move of
+ * j's material point against i's, in the frame, d1 the new overlap): N and the tangential
+ * force T in the frame. Inline, for the lanes' loop over their laws. */
+static inline int ldem__hertz_law_step(ldem_world *w, ldem_contact *c, double d1,
+                                       const double ds[2], double *normal, double t[2])
+{
+    const ldem_pair_law *law = &w->laws[c->law];
+    int rc = LDEM_OK;
+    t[0] = t[1] = 0.0;
+    if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
+        ldem_jager_params jp = {c->pair, law->mu, law->beta, w->track_energy != 0};
+        rc = ldem_jager_step(&jp, &w->pools[c->shard], &c->law_state.jager, d1, ds);
+        *normal = c->law_state.jager.n;
+        t[0] = c->law_state.jager.t[0];
+        t[1] = c->law_state.jager.t[1];
+    } else if (law->law == LDEM_LAW_HERTZ_MINDLIN && law->mu > 0.0) {
+        ldem_mindlin_params mp = {c->pair, law->mu};
+        ldem_mindlin_step(&mp, &c->law_state.mindlin, d1, ds);
+        *normal = c->law_state.mindlin.n;
+        t[0] = c->law_state.mindlin.t[0];
+        t[1] = c->law_state.mindlin.t[1];
+    } else {
+        *normal = ldem_hertz_force(&c->pair, d1);
+    }
+    return rc;
+}
+
+/* ldem__hertz_law_step, and the patch's geometry recorded in the contact (overlap, normal,
+ * point, npatch). */
 int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
                     double *normal, double t[2]);
 void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,

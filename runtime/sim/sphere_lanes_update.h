@@ -107,6 +107,15 @@ static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
         add_to_sums_lanes(force, ldem__v3l_sub(xj, xi), n, kn, sums);
 }
 
+/* The lanes' normals and points in their patches. */
+static inline void patch_geometry(ldem_patch p[LANES], ldem__v3l normal, ldem__v3l point)
+{
+    for (int l = 0; l < LANES; l++) {
+        p[l].normal = ldem__v3l_lane(normal, l);
+        p[l].point = ldem__v3l_lane(point, l);
+    }
+}
+
 /* contacts.c's contact_update of LANES touching rigid_hertz_sphere_pair contacts, in list
  * order for everything that is not per contact (the laws' pool), and their add_to_sums into
  * `sums` (periodic cells; NULL otherwise). On failure *failed is the lane that failed, the
@@ -143,14 +152,13 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
     ldem__vl overlap;
     ldem__v3l normal, point;
     ldem__sphere_sphere_l(xi, ri, xj, rj, &overlap, &normal, &point);
+    /* The patches, for the scalar functions: their normals and points only where a scalar
+     * path needs them (patch_geometry). */
     ldem_patch p[LANES];
-    int unit = 1;
     for (int l = 0; l < LANES; l++) {
         /* field by field: a compound literal had GCC zero the whole patch first with a
          * `rep stos`, whose start-up cost tens of cycles a lane */
         p[l].overlap = overlap[l];
-        p[l].normal = ldem__v3l_lane(normal, l);
-        p[l].point = ldem__v3l_lane(point, l);
         p[l].r1 = ri[l];
         p[l].r2 = rj[l];
         p[l].nnodes = 0;
@@ -159,9 +167,15 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
             *failed = l;
             return LDEM_ERR_INTERNAL;
         }
-        unit = unit && fabs(ldem_vec3_norm2(p[l].normal) - 1.0) <= 4e-15;
     }
+    /* fabs(|n|² − 1) ≤ 4e-15 in every lane, as ldem_contact_frame_follow_exact tests it */
+    ldem__vl off_unit = ldem__v3l_dot(normal, normal) - 1.0;
+    ldem__ml unit_l = ldem__vl_select(off_unit < 0.0, -off_unit, off_unit) <= 4e-15;
+    int unit = 1;
+    for (int l = 0; l < LANES; l++)
+        unit = unit && unit_l[l];
     if (!unit) { /* a normal the frame follow would renormalize: all go the scalar way */
+        patch_geometry(p, normal, point);
         for (int l = 0; l < LANES; l++) {
             int rc = ldem__hertz_contact(w, c[l], &off[l], &p[l], dq);
             if (rc) {
@@ -184,14 +198,19 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
         ldem__frame_follow_l(ldem__ql_load((const ldem_quat *const *)frame_p), dq_i, dq_j, normal);
     ldem__v3l local = ldem__ql_rotate_inv(frame, du); /* ldem_contact_to_frame */
     double normal_l[LANES], t_l[LANES][2];
-    /* The laws read no frame: the frames are stored after them, all lanes at once (and the
-     * forces below read them from the contacts). */
+    /* The laws read neither the frame nor the patch: both are stored after them, all lanes at
+     * once (and the forces below read them from the contacts). */
     for (int l = 0; l < LANES; l++) {
         double ds[2] = {local.x[l], local.y[l]};
-        int rc = ldem__hertz_law(w, c[l], &p[l], ds, &normal_l[l], t_l[l]);
+        int rc = ldem__hertz_law_step(w, c[l], p[l].overlap, ds, &normal_l[l], t_l[l]);
         if (rc) { /* as contact_update leaves them: the lanes so far updated, then stop */
+            patch_geometry(p, normal, point);
             for (int m = 0; m <= l; m++) {
                 c[m]->frame = ldem__ql_lane(frame, m);
+                c[m]->overlap = p[m].overlap;
+                c[m]->normal = p[m].normal;
+                c[m]->point = p[m].point;
+                c[m]->npatch = 0;
                 ldem__hertz_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
                                    t_l[m]);
             }
@@ -199,6 +218,16 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
             return rc;
         }
     }
+    /* ldem__hertz_law's record of the patch, all lanes at once */
+    ldem_vec3 *normal_p[LANES], *point_p[LANES];
+    for (int l = 0; l < LANES; l++) {
+        c[l]->overlap = p[l].overlap;
+        c[l]->npatch = 0;
+        normal_p[l] = &c[l]->normal;
+        point_p[l] = &c[l]->point;
+    }
+    ldem__v3l_store(normal, normal_p);
+    ldem__v3l_store(point, point_p);
     ldem__ql_store(frame, frame_p);
     int all_touching = 1;
     for (int l = 0; l < LANES; l++)
@@ -206,6 +235,7 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
     if (all_touching) {
         hertz_forces_lanes(w, c, p, xi, xj, normal, point, du, frame, normal_l, t_l, sums);
     } else { /* a lane that separated clears its forces */
+        patch_geometry(p, normal, point);
         for (int l = 0; l < LANES; l++)
             ldem__hertz_forces(w, c[l], &off[l], &p[l], ldem__v3l_lane(du, l), normal_l[l],
                                t_l[l]);
