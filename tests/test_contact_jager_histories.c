@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ldem/contact/jager.h"
 #include "support/contact_fixture.h"
@@ -497,4 +498,50 @@ Test(contact_jager_histories, masing_cycle_energy_balance, .timeout = 120)
         ldem_jager_release(&pool, &c);
     }
     ldem_history_pool_free(&pool);
+}
+
+/* ---- The entry with the parameters apart ---- */
+
+/* ldem_jager_step_pair is ldem_jager_step bit for bit: the contact (T, N, the held cells, the
+ * dissipated work) and every stack cell after every step of random 3-D histories that cross
+ * separation now and then, with and without β merging, energy and the pool's force cache. */
+Test(contact_jager_histories, step_pair_is_step_bit_for_bit)
+{
+    const double betas[] = {0.0, 0.15};
+    for (int variant = 0; variant < 8; variant++) {
+        double beta = betas[variant & 1];
+        bool energy = (variant >> 1) & 1, cache = (variant >> 2) & 1;
+        ldem_jager_params p;
+        cf_params(&CF_GLASS, beta, energy, &p);
+        cf_consts k = cf_consts_of(&CF_GLASS);
+        ldem_history_pool pool_a, pool_b;
+        cf_pool(&pool_a, 16, cache);
+        cf_pool(&pool_b, 16, cache);
+        ldem_jager_contact a, b;
+        ldem_jager_contact_init(&a);
+        ldem_jager_contact_init(&b);
+        cf_rng rng;
+        cf_rng_seed(&rng, 99 + (uint64_t)variant);
+        double d = D_REF, s[2] = {0, 0};
+        for (int i = 0; i < 2000; i++) {
+            double s_prev[2] = {s[0], s[1]};
+            cf_random_state(&rng, D_REF, cf_smax(&k, D_REF), false, &d, s);
+            double d1 = i % 97 == 50 ? -0.1 * D_REF : d; /* a separation now and then */
+            double ds[2] = {s[0] - s_prev[0], s[1] - s_prev[1]};
+            cr_assert_eq(ldem_jager_step(&p, &pool_a, &a, d1, ds), LDEM_OK);
+            cr_assert_eq(ldem_jager_step_pair(&p.pair, p.mu, p.beta, p.track_energy, &pool_b,
+                                              &b, d1, ds),
+                         LDEM_OK);
+            cr_assert(memcmp(&a, &b, sizeof a) == 0, "variant %d step %d: contacts differ",
+                      variant, i);
+            ldem_jager_cursor ka = ldem_jager_first(&pool_a, &a), kb = ldem_jager_first(&pool_b, &b);
+            for (; ka.cell && kb.cell; ldem_jager_next(&pool_a, &ka), ldem_jager_next(&pool_b, &kb))
+                cr_assert(memcmp(ka.cell, kb.cell, sizeof *ka.cell) == 0 &&
+                              ka.pool_index == kb.pool_index,
+                          "variant %d step %d: cell %u differs", variant, i, ka.position);
+            cr_assert(!ka.cell && !kb.cell, "variant %d step %d: stack lengths", variant, i);
+        }
+        ldem_history_pool_free(&pool_a);
+        ldem_history_pool_free(&pool_b);
+    }
 }

@@ -57,10 +57,10 @@ static inline ldem_history_cell *top_cell(ldem_history_pool *pool, ldem_jager_co
 }
 
 /* N at the bottom level of the top cell: cached for a pooled cell when the pool keeps forces. */
-static inline double top_base_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+static inline double top_base_force(double cn, const ldem_history_pool *pool,
                                     const ldem_jager_contact *c, const ldem_history_cell *top)
 {
-    return !c->nheld && pool->force ? pool->force[c->top] : hertz(p->pair.cn, top->base);
+    return !c->nheld && pool->force ? pool->force[c->top] : hertz(cn, top->base);
 }
 
 /* The cell below the top of a stack of at least two cells. */
@@ -103,8 +103,8 @@ double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool
 
 /* Record a new top cell of slope w from level `base` up to d. LDEM_OK, or LDEM_ERR_NOMEM (the
  * stack is then unchanged). */
-static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
-                            ldem_jager_contact *c, double base, double wx, double wy)
+static inline int push_cell(double cn, ldem_history_pool *pool, ldem_jager_contact *c,
+                            double base, double wx, double wy)
 {
     uint32_t slot = c->held_top ^ 1; /* free, or the lower held cell's (both free if none) */
     if (c->nheld == LDEM_JAGER_HELD) { /* which then moves to the pool */
@@ -113,7 +113,7 @@ static inline int push_cell(const ldem_jager_params *p, ldem_history_pool *pool,
             return LDEM_ERR_NOMEM;
         pool->cell[i] = c->held[slot];
         if (pool->force)
-            pool->force[i] = hertz(p->pair.cn, c->held[slot].base);
+            pool->force[i] = hertz(cn, c->held[slot].base);
         c->top = i;
         c->nheld--;
     }
@@ -209,18 +209,22 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
 
 /* The hot path. It keeps the force at the current top level in a local (the contact's N is
  * the top's force by the invariant z_top = d) and reuses each square root for both the Hertz
- * force and the energy quadrature, so a typical step costs four square roots. `energy` is
- * p->track_energy, a constant in each of jager_step's two copies. */
+ * force and the energy quadrature, so a typical step costs four square roots. The parameters
+ * come apart, the pair by pointer (ldem_jager_step_pair): a DEM contact keeps its pair in its
+ * record, and copying it into a ldem_jager_params cost 18 instructions a step. The rare paths
+ * that take a whole ldem_jager_params build one (WHOLE_PARAMS). `energy` is the track_energy
+ * flag, a constant in each of jager_step's two copies. */
 static inline __attribute__((always_inline)) int
-jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_contact *c,
-                double d1, double cx, double cy, const bool energy)
+jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_history_pool *pool,
+                ldem_jager_contact *c, double d1, double cx, double cy, const bool energy)
 {
-    const double mu = p->mu, cn = p->pair.cn;
+#define WHOLE_PARAMS (&(const ldem_jager_params){*pair, mu, beta, energy})
+    const double cn = pair->cn;
 
     if (!(d1 > 0)) { /* loss of contact (or still apart) */
         if (energy && c->length)
-            c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa *
-                             separation_loss(p, pool, c, d1, cx, cy);
+            c->dissipated += pair->gstar * pair->kappa * pair->kappa *
+                             separation_loss(WHOLE_PARAMS, pool, c, d1, cx, cy);
         ldem_jager_release(pool, c);
         c->d = d1;
         return LDEM_OK;
@@ -245,14 +249,14 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
         double inv_dd = 1 / dd, wx = cx * inv_dd, wy = cy * inv_dd;
-        if (push_cell(p, pool, c, z, wx, wy))
+        if (push_cell(cn, pool, c, z, wx, wy))
             goto out_of_memory;
         c->t[0] = tx + wx * (n1 - n_top);
         c->t[1] = ty + wy * (n1 - n_top);
         c->d = d1;
         c->n = n1;
-        if (p->beta > 0)
-            merge_elastic_legs(p, pool, c);
+        if (beta > 0)
+            merge_elastic_legs(WHOLE_PARAMS, pool, c);
         return LDEM_OK;
     }
 
@@ -272,7 +276,7 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
             const double w[2] = {top->w[0], top->w[1]};
             if (lo < d1) { /* the cut: this segment's top is now d1 */
                 if (energy)
-                    leaving_segment(p, &lv, d1, z, w);
+                    leaving_segment(WHOLE_PARAMS, &lv, d1, z, w);
                 cx += w[0] * (z - d1);
                 cy += w[1] * (z - d1);
                 tx -= w[0] * (n_top - n1);
@@ -281,9 +285,9 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
                 z = d1;
                 break;
             }
-            double n_lo = top_base_force(p, pool, c, top);
+            double n_lo = top_base_force(cn, pool, c, top);
             if (energy)
-                leaving_segment(p, &lv, lo, z, w);
+                leaving_segment(WHOLE_PARAMS, &lv, lo, z, w);
             cx += w[0] * (z - lo);
             cy += w[1] * (z - lo);
             tx -= w[0] * (n_top - n_lo);
@@ -307,12 +311,12 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
         c->t[0] = tx;
         c->t[1] = ty;
         if (energy)
-            c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa * loss;
+            c->dissipated += pair->gstar * pair->kappa * pair->kappa * loss;
         return LDEM_OK;
     }
 
     /* (iii) find the slip front z*: walk down, swallowing segments the front passes. */
-    const double rstar = p->pair.rstar, sr = p->pair.sqrt_rstar;
+    const double rstar = pair->rstar, sr = pair->sqrt_rstar;
     double moment[2] = {0, 0}; /* ∫ (d1 − z) P(z) dx over the slipping springs */
     double x_top = 0;          /* √(R* z) of the top level, for the quadrature */
     if (energy) {
@@ -388,14 +392,14 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
     double norm = sqrt(cx * cx + cy * cy);
     if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
         /* a slope-0 cell up to d1 keeps the top level at d and adds no force */
-        if (z < d1 && push_cell(p, pool, c, z, 0, 0))
+        if (z < d1 && push_cell(cn, pool, c, z, 0, 0))
             goto out_of_memory;
         c->t[0] = tx;
         c->t[1] = ty;
         return LDEM_OK;
     }
     double scale = mu / norm, wx = cx * scale, wy = cy * scale;
-    if (push_cell(p, pool, c, z, wx, wy))
+    if (push_cell(cn, pool, c, z, wx, wy))
         goto out_of_memory;
     if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
         c->t[0] = wx * n1;
@@ -409,7 +413,7 @@ jager_step_body(const ldem_jager_params *p, ldem_history_pool *pool, ldem_jager_
         double sq = ldem__jager_bound_square(rstar, d1, x_front, sr * root1);
         double work = 2 * mu * ((cx * moment[0] + cy * moment[1]) / norm - mu * sq);
         loss += work > 0 ? work : 0;
-        c->dissipated += p->pair.gstar * p->pair.kappa * p->pair.kappa * loss;
+        c->dissipated += pair->gstar * pair->kappa * pair->kappa * loss;
     }
     return LDEM_OK;
 
@@ -419,17 +423,19 @@ out_of_memory:
     ldem_jager_release(pool, c);
     c->d = 0;
     return LDEM_ERR_NOMEM;
+#undef WHOLE_PARAMS
 }
 
 /* Two copies of the hot path, with the energy quadrature and without: the copy DEM runs time
  * (without) then carries none of the quadrature's branches, locals and spills, 12 % fewer
  * instructions on the biaxial test. (A third copy for pools without the force cache measured
  * 2 % more, not fewer.) */
-static int jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
-                      ldem_jager_contact *c, double d1, double cx, double cy)
+static int jager_step(const ldem_elastic_pair *pair, double mu, double beta, bool energy,
+                      ldem_history_pool *pool, ldem_jager_contact *c, double d1, double cx,
+                      double cy)
 {
-    return p->track_energy ? jager_step_body(p, pool, c, d1, cx, cy, true)
-                           : jager_step_body(p, pool, c, d1, cx, cy, false);
+    return energy ? jager_step_body(pair, mu, beta, pool, c, d1, cx, cy, true)
+                  : jager_step_body(pair, mu, beta, pool, c, d1, cx, cy, false);
 }
 
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
@@ -438,7 +444,18 @@ int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     c->s[0] += ds[0];
     c->s[1] += ds[1];
     const double kappa = p->pair.kappa;
-    return jager_step(p, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
+    return jager_step(&p->pair, p->mu, p->beta, p->track_energy, pool, c, d1, ds[0] / kappa,
+                      ds[1] / kappa);
+}
+
+int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta,
+                         bool track_energy, ldem_history_pool *pool, ldem_jager_contact *c,
+                         double d1, const double ds[2])
+{
+    c->s[0] += ds[0];
+    c->s[1] += ds[1];
+    const double kappa = pair->kappa;
+    return jager_step(pair, mu, beta, track_energy, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
 }
 
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
@@ -448,7 +465,7 @@ int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
     double cx = (s1[0] - c->s[0]) / kappa, cy = (s1[1] - c->s[1]) / kappa;
     c->s[0] = s1[0];
     c->s[1] = s1[1];
-    return jager_step(p, pool, c, d1, cx, cy);
+    return jager_step(&p->pair, p->mu, p->beta, p->track_energy, pool, c, d1, cx, cy);
 }
 
 double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,

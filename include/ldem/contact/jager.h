@@ -96,6 +96,13 @@ void ldem_jager_contact_init(ldem_jager_contact *c);
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                     ldem_jager_contact *c, double d1, const double ds[2]);
 
+/* ldem_jager_step with the parameters {*pair, mu, beta, track_energy} given apart, bit for
+ * bit: a caller that keeps the pair elsewhere (a DEM contact, in its record) need not copy it
+ * into a ldem_jager_params every step. */
+int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta,
+                         bool track_energy, ldem_history_pool *pool, ldem_jager_contact *c,
+                         double d1, const double ds[2]);
+
 /* The same, given the total tangential displacement s1 instead of the increment. */
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
                        ldem_jager_contact *c, double d1, const double s1[2]);
