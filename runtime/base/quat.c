@@ -86,10 +86,6 @@ ldem_quat ldem_quat_from_axis_angle(ldem_vec3 axis, double angle)
     return ldem_quat_make(cos(0.5 * angle), s * axis.x, s * axis.y, s * axis.z);
 }
 
-/* Below this |θ| the two-term series of cos(|θ|/2) and sin(|θ|/2)/|θ| is exact to rounding:
- * the first omitted terms are |θ|⁴/384 and |θ|⁴/3840 ≤ 2.6e-19, below half an ulp of 1. */
-#define LDEM_QUAT_EXP_SERIES 1e-4
-
 ldem_quat ldem_quat_exp(ldem_vec3 theta)
 {
     double a2 = ldem_vec3_norm2(theta);

@@ -315,10 +315,7 @@ int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const d
                     double *normal, double t[2])
 {
     int rc = ldem__hertz_law_step(w, c, p->overlap, ds, normal, t);
-    c->overlap = p->overlap;
-    c->normal = p->normal;
-    c->point = p->point;
-    c->npatch = p->nnodes;
+    ldem__hertz_record_patch(c, p);
     return rc;
 }
 

@@ -13,10 +13,6 @@
 #include "ldem/sim/world.h"
 #include "rotor_lanes.h" /* two lanes; sim_internal.h */
 
-/* Principal moments this close (relative) count as a sphere: the split flows would then
- * only add splitting error to a motion that has an exact one-step solution. */
-#define ISOTROPIC_RTOL LDEM__ISOTROPIC_RTOL
-
 enum { AXIS_X = 0, AXIS_Y = 1, AXIS_Z = 2 };
 
 static double axis_of(ldem_vec3 v, int k)
@@ -92,7 +88,7 @@ static inline double min2(double a, double b)
 static int is_isotropic(ldem_vec3 I)
 {
     double hi = max2(I.x, max2(I.y, I.z)), lo = min2(I.x, min2(I.y, I.z));
-    return hi - lo <= ISOTROPIC_RTOL * hi;
+    return hi - lo <= LDEM__ISOTROPIC_RTOL * hi;
 }
 
 void ldem_rotor_drift(ldem_quat *q, ldem_vec3 *L_b, ldem_vec3 inertia, double dt)

@@ -22,10 +22,6 @@
 #include "sim_internal.h"
 #include "sphere_lanes.h"
 
-/* ldem_quat_exp's series bound squared (LDEM_QUAT_EXP_SERIES in runtime/base/quat.c):
- * below it the series branch is taken. The test puts turns on both sides of it. */
-#define LDEM__QUAT_EXP_SERIES2 (1e-4 * 1e-4)
-
 static inline ldem__vl ldem__vl_max(ldem__vl a, ldem__vl b) /* is_isotropic's max2 */
 {
     return ldem__vl_select(a > b, a, b);
@@ -61,7 +57,7 @@ static inline void ldem__first_half_lanes(const ldem__first_half_args *a, size_t
     ldem__vl rate = ldem__vl_select(mean > 0.0, 1.0 / mean, ldem__vl_splat(0.0)); /* axis_rate */
     ldem__v3l th = {dt * (rate * L.x), dt * (rate * L.y), dt * (rate * L.z)};
     ldem__vl a2 = th.x * th.x + th.y * th.y + th.z * th.z;
-    ldem__ml series = a2 < LDEM__QUAT_EXP_SERIES2;
+    ldem__ml series = a2 < LDEM_QUAT_EXP_SERIES * LDEM_QUAT_EXP_SERIES; /* ldem_quat_exp's */
     ldem__vl c = 1.0 - a2 / 8.0, s_over_a = 0.5 - a2 / 48.0;
     q = ldem__ql_mul(q, (ldem__ql){c, s_over_a * th.x, s_over_a * th.y, s_over_a * th.z});
 

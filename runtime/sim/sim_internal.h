@@ -161,8 +161,16 @@ static inline int ldem__hertz_law_step(ldem_world *w, ldem_contact *c, double d1
     return rc;
 }
 
-/* ldem__hertz_law_step, and the patch's geometry recorded in the contact (overlap, normal,
- * point, npatch). */
+/* The patch's geometry recorded in the contact, after its law's step. */
+static inline void ldem__hertz_record_patch(ldem_contact *c, const ldem_patch *p)
+{
+    c->overlap = p->overlap;
+    c->normal = p->normal;
+    c->point = p->point;
+    c->npatch = p->nnodes;
+}
+
+/* ldem__hertz_law_step, and ldem__hertz_record_patch. */
 int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
                     double *normal, double t[2]);
 void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
@@ -183,7 +191,8 @@ int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const ima
 
 /* ---- integrate.c, shared with the rotor lanes (rotor_lanes.h, rotor_quads.c) ---- */
 
-/* Principal moments this close (relative) count as a sphere (integrate.c says why). */
+/* Principal moments this close (relative) count as a sphere: the split flows would then
+ * only add splitting error to a motion that has an exact one-step solution. */
 #define LDEM__ISOTROPIC_RTOL 1e-12
 
 /* ldem_integrate_first_half's arguments, handed to the lane kernels in one pointer. */

@@ -207,10 +207,7 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
             patch_geometry(p, normal, point);
             for (int m = 0; m <= l; m++) {
                 c[m]->frame = ldem__ql_lane(frame, m);
-                c[m]->overlap = p[m].overlap;
-                c[m]->normal = p[m].normal;
-                c[m]->point = p[m].point;
-                c[m]->npatch = 0;
+                ldem__hertz_record_patch(c[m], &p[m]);
                 ldem__hertz_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
                                    t_l[m]);
             }
@@ -218,7 +215,7 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
             return rc;
         }
     }
-    /* ldem__hertz_law's record of the patch, all lanes at once */
+    /* ldem__hertz_record_patch, all lanes at once (nnodes is 0 for sphere pairs) */
     ldem_vec3 *normal_p[LANES], *point_p[LANES];
     for (int l = 0; l < LANES; l++) {
         c[l]->overlap = p[l].overlap;
