@@ -534,7 +534,8 @@ Test(contact_jager_histories, step_pair_is_step_bit_for_bit)
                          LDEM_OK);
             cr_assert(memcmp(&a, &b, sizeof a) == 0, "variant %d step %d: contacts differ",
                       variant, i);
-            ldem_jager_cursor ka = ldem_jager_first(&pool_a, &a), kb = ldem_jager_first(&pool_b, &b);
+            ldem_jager_cursor ka = ldem_jager_first(&pool_a, &a);
+            ldem_jager_cursor kb = ldem_jager_first(&pool_b, &b);
             for (; ka.cell && kb.cell; ldem_jager_next(&pool_a, &ka), ldem_jager_next(&pool_b, &kb))
                 cr_assert(memcmp(ka.cell, kb.cell, sizeof *ka.cell) == 0 &&
                               ka.pool_index == kb.pool_index,

@@ -518,7 +518,7 @@ typedef struct lane_bodies {
  * and four mix kinds: free and fixed; moments equal, isotropic to 4e-13 (not bit-equal),
  * symmetric tops and asymmetric bodies (moments in any order), zero, NaN in one place; turns
  * from 1e-6 rad to 1 rad (ldem_quat_exp's trig branch) and a few ulps either side of its
- * series bound (|θ| = 1e-4); a zero orientation (normalized to the identity). */
+ * series bound (|θ| = LDEM_QUAT_EXP_SERIES); a zero orientation (normalized to the identity). */
 static lane_bodies lane_bodies_make(size_t n, double dt, uint64_t seed)
 {
     lane_bodies b = {.n = n};
@@ -575,7 +575,7 @@ static lane_bodies lane_bodies_make(size_t n, double dt, uint64_t seed)
         b.F[i] = ldem_vec3_make(urand(&s), urand(&s), urand(&s));
         b.tau[i] = ldem_vec3_scale(ldem_vec3_make(urand(&s), urand(&s), urand(&s)), 1e-3 * turn);
         if (i % 97 == 5) { /* a few ulps from the series bound: I = 1, no torque, θ = dt L_x */
-            double L = 1e-4 / dt;
+            double L = LDEM_QUAT_EXP_SERIES / dt;
             for (int k = (int)(i / 97 % 7) - 3; k > 0; k--)
                 L = nextafter(L, 1.0);
             for (int k = (int)(i / 97 % 7) - 3; k < 0; k++)
@@ -586,14 +586,14 @@ static lane_bodies lane_bodies_make(size_t n, double dt, uint64_t seed)
             isotropic = 1;
             double th = dt * L;
             if (!fixed) {
-                b.series_edge_below += th * th < 1e-8;
-                b.series_edge_above += th * th >= 1e-8;
+                b.series_edge_below += th * th < LDEM_QUAT_EXP_SERIES * LDEM_QUAT_EXP_SERIES;
+                b.series_edge_above += th * th >= LDEM_QUAT_EXP_SERIES * LDEM_QUAT_EXP_SERIES;
             }
-            turn = th * th < 1e-8 ? 0.0 : 1.0;
+            turn = th * th < LDEM_QUAT_EXP_SERIES * LDEM_QUAT_EXP_SERIES ? 0.0 : 1.0;
         }
         if (i % 211 == 17)
             b.q[i] = ldem_quat_make(0.0, 0.0, 0.0, 0.0);
-        b.eligible += !fixed && isotropic && turn < 1e-4;
+        b.eligible += !fixed && isotropic && turn < LDEM_QUAT_EXP_SERIES;
     }
     return b;
 }
