@@ -6,10 +6,12 @@ contact, history bytes per contact, and the curves for the plot; Kuhn's Table 1 
 usage: summary.py [--settle N] [--sigma S] [-o summary.tsv] RUN_DIR...  (table on stdout)
        summary.py --check MAX_RATIO RUN_DIR...    exit 1 if jager-0 / mindlin > MAX_RATIO
 
-Each RUN_DIR has probes.tsv; RUN_DIR.biaxial.log holds demrun's report of the compression
-stage ("N steps in T s", "contact geometry and laws: C s")."""
+Each RUN_DIR has probes.tsv; RUN_DIR.biaxial.K.log (K = 1, 2, ...) hold demrun's reports of
+the compression's pieces ("N steps in T s", "contact geometry and laws: C s"), which add up
+to the compression stage."""
 import argparse
 import csv
+import glob
 import os
 import re
 import sys
@@ -37,6 +39,21 @@ def read_log(path):
     return int(steps.group(1)), float(steps.group(2)), float(law.group(1))
 
 
+def read_pieces(run):
+    """Steps, seconds and contact seconds summed over RUN.biaxial.K.log, K = 1, 2, ..."""
+    paths = glob.glob(glob.escape(run) + ".biaxial.*.log")
+    pieces = sorted((int(p.rsplit(".", 2)[-2]), p) for p in paths
+                    if p.rsplit(".", 2)[-2].isdigit())
+    if not pieces:
+        fail("%s.biaxial.1.log: no such file (run the compression first)" % run)
+    if [k for k, _ in pieces] != list(range(1, len(pieces) + 1)):
+        fail("%s.biaxial.K.log: pieces %s, expected 1 to %d" % (
+            run, ", ".join(str(k) for k, _ in pieces), len(pieces)))
+    logs = [read_log(p) for _, p in pieces]
+    return (sum(x[0] for x in logs), sum(x[1] for x in logs), sum(x[2] for x in logs),
+            [x[1] / x[0] for x in logs])
+
+
 def read_probes(path):
     try:
         with open(path) as f:
@@ -53,7 +70,7 @@ def read_probes(path):
 
 def summarize(run, settle, sigma):
     name = os.path.basename(os.path.normpath(run))
-    steps, seconds, law = read_log(run + ".biaxial.log")
+    steps, seconds, law, piece_s = read_pieces(os.path.normpath(run))
     rows = [r for r in read_probes(os.path.join(run, "probes.tsv")) if int(r["step"]) > settle]
     hist = [float(r["mean_history"]) for r in rows]
     per_contact = [float(r["history_bytes"]) / max(1, int(r["contacts"])) for r in rows]
@@ -61,7 +78,9 @@ def summarize(run, settle, sigma):
     # the lateral stress against its target over the compression (the servo's tracking)
     lateral = [float(r["sxx"]) / sigma - 1 for r in rows] if sigma else [0.0]
     return {
-        "run": name, "steps": steps, "wall_s": seconds, "ms_per_step": 1e3 * seconds / steps,
+        "run": name, "steps": steps, "pieces": len(piece_s), "piece_s_per_step": piece_s,
+        "wall_s": seconds,
+        "ms_per_step": 1e3 * seconds / steps,
         "contact_s": law, "contact_share": law / seconds,
         "mean_history": sum(hist) / len(hist), "peak_history": hist[peak],
         "peak_at_strain": float(rows[peak]["eps_zz"]),
@@ -83,6 +102,9 @@ def main():
     ap.add_argument("--check", type=float)
     a = ap.parse_args()
     s = [summarize(r, a.settle, a.sigma) for r in a.runs]
+    if len(set(x["steps"] for x in s)) > 1:
+        fail("the runs timed different numbers of steps: %s" % ", ".join(
+            "%s %d" % (x["run"], x["steps"]) for x in s))
     by = {x["run"]: x for x in s}
     if a.check is not None:
         if "jager-0" not in by or "mindlin" not in by:
@@ -90,7 +112,7 @@ def main():
         ratio = by["jager-0"]["wall_s"] / by["mindlin"]["wall_s"]
         print("jager/mindlin whole run %.3f (limit %.2f)" % (ratio, a.check))
         sys.exit(0 if ratio <= a.check else 1)
-    cols = ["run", "steps", "wall_s", "ms_per_step", "contact_s", "contact_share", "mean_history",
+    cols = ["run", "steps", "pieces", "wall_s", "ms_per_step", "contact_s", "contact_share", "mean_history",
             "peak_history", "peak_at_strain", "live_bytes_per_contact", "pool_bytes_per_contact",
             "contacts", "sxx_error_mean", "sxx_error_worst"]
     if a.out:
@@ -108,6 +130,8 @@ def main():
             x["run"], x["wall_s"], x["ms_per_step"], x["contact_s"], 100 * x["contact_share"],
             x["mean_history"], x["peak_history"], x["live_bytes_per_contact"],
             x["pool_bytes_per_contact"], k[0] or "-", k[1] or "-", k[2] or "-"))
+    print("(each compression timed in %s pieces, the runs taking turns)" %
+          "/".join(sorted(set(str(x["pieces"]) for x in s))))
     if a.sigma:
         print("lateral stress sxx against its target %g Pa over the compression: %s" % (
             a.sigma, ", ".join("%s mean %+.2f%% worst %+.2f%%" % (
@@ -117,6 +141,10 @@ def main():
         print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, target <= 1.25), contact "
               "geometry and laws %.3f (Kuhn 2.4)" % (j["wall_s"] / m["wall_s"],
                                                      j["contact_s"] / m["contact_s"]))
+        if j["pieces"] == m["pieces"] > 1:
+            r = [a / b for a, b in zip(j["piece_s_per_step"], m["piece_s_per_step"])]
+            print("  piece by piece (the same minutes of the machine): %s" %
+                  " ".join("%.3f" % x for x in r))
 
 
 if __name__ == "__main__":
