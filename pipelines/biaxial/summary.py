@@ -41,9 +41,8 @@ def read_log(path):
 
 def read_pieces(run):
     """Steps, seconds and contact seconds summed over RUN.biaxial.K.log, K = 1, 2, ..."""
-    paths = glob.glob(glob.escape(run) + ".biaxial.*.log")
-    pieces = sorted((int(p.rsplit(".", 2)[-2]), p) for p in paths
-                    if p.rsplit(".", 2)[-2].isdigit())
+    numbered = ((p.rsplit(".", 2)[-2], p) for p in glob.glob(glob.escape(run) + ".biaxial.*.log"))
+    pieces = sorted((int(k), p) for k, p in numbered if k.isdigit())
     if not pieces:
         fail("%s.biaxial.1.log: no such file (run the compression first)" % run)
     if [k for k, _ in pieces] != list(range(1, len(pieces) + 1)):
@@ -79,8 +78,7 @@ def summarize(run, settle, sigma):
     lateral = [float(r["sxx"]) / sigma - 1 for r in rows] if sigma else [0.0]
     return {
         "run": name, "steps": steps, "pieces": len(piece_s), "piece_s_per_step": piece_s,
-        "wall_s": seconds,
-        "ms_per_step": 1e3 * seconds / steps,
+        "wall_s": seconds, "ms_per_step": 1e3 * seconds / steps,
         "contact_s": law, "contact_share": law / seconds,
         "mean_history": sum(hist) / len(hist), "peak_history": hist[peak],
         "peak_at_strain": float(rows[peak]["eps_zz"]),
@@ -112,9 +110,9 @@ def main():
         ratio = by["jager-0"]["wall_s"] / by["mindlin"]["wall_s"]
         print("jager/mindlin whole run %.3f (limit %.2f)" % (ratio, a.check))
         sys.exit(0 if ratio <= a.check else 1)
-    cols = ["run", "steps", "pieces", "wall_s", "ms_per_step", "contact_s", "contact_share", "mean_history",
-            "peak_history", "peak_at_strain", "live_bytes_per_contact", "pool_bytes_per_contact",
-            "contacts", "sxx_error_mean", "sxx_error_worst"]
+    cols = ["run", "steps", "pieces", "wall_s", "ms_per_step", "contact_s", "contact_share",
+            "mean_history", "peak_history", "peak_at_strain", "live_bytes_per_contact",
+            "pool_bytes_per_contact", "contacts", "sxx_error_mean", "sxx_error_worst"]
     if a.out:
         tmp = a.out + ".tmp"
         with open(tmp, "w") as f:
