@@ -112,6 +112,15 @@ uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
         hash_f64(&s, b->mass[i]);
         hash_vec3(&s, b->inertia[i]);
     }
+    /* (only when the bodies are not in input order: other checkpoints keep their hash) */
+    size_t moved = 0;
+    for (size_t i = 0; i < b->count; i++)
+        moved += b->id[i] != i;
+    if (moved) {
+        hash_u64(&s, UINT64_C(0x4F524452)); /* "ORDR" */
+        for (size_t i = 0; i < b->count; i++)
+            hash_u64(&s, b->id[i]);
+    }
     hash_u64(&s, w->nwalls);
     for (size_t k = 0; k < w->nwalls; k++) {
         const ldem_wall *wl = &w->walls[k];

@@ -104,8 +104,8 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
         return cursor_fail(&c,
                            "static description checksum %016llx, this scene's %016llx: "
                            "the checkpoint was written for a different scene (materials, "
-                           "contact laws, shapes, body kinds, masses or wall geometry "
-                           "differ)",
+                           "contact laws, shapes, body kinds, masses, the bodies' order or "
+                           "wall geometry differ)",
                            (unsigned long long)h->checksum, (unsigned long long)mine);
     for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++) {
         /* Pools start small (or at the scene's initial size) and only double when full, so

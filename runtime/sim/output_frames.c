@@ -207,7 +207,7 @@ static int write_spheres(const char *path, const ldem_world *w, int encoding, ld
         put_vec3(&velocity[3 * k], b->v[i]);
         put_vec3(&omega[3 * k], ldem_bodies_omega(b, i));
         radius[k] = b->radius[i];
-        id[k] = (int32_t)i;
+        id[k] = (int32_t)b->id[i];
         g.connectivity[k] = (int64_t)k;
         g.offsets[k] = (int64_t)k + 1;
         g.types[k] = LDEM_VTK_VERTEX;
@@ -276,7 +276,7 @@ static int write_surfaces(const char *path, const ldem_world *w, int encoding, l
             }
             put_vec3(&g.points[3 * p], ldem_vec3_add(x, r));
             put_vec3(&velocity[3 * p], vel);
-            id[p] = (int32_t)i;
+            id[p] = (int32_t)b->id[i];
         }
         for (uint64_t t = 0; t < nd->ntriangles; t++, c++) {
             for (int a = 0; a < 3; a++)
@@ -387,8 +387,8 @@ static int write_contacts(const char *path, const ldem_world *w, int encoding, l
         d.ft[m] = ldem_vec3_norm(c->ft);
         d.overlap[m] = c->overlap;
         d.history_length[m] = history_length(w, c);
-        d.i[m] = (int32_t)c->i;
-        d.j[m] = wall ? -1 - (int32_t)j : (int32_t)j;
+        d.i[m] = (int32_t)w->bodies.id[c->i]; /* the grains' ids, as the grain frames' */
+        d.j[m] = wall ? -1 - (int32_t)j : (int32_t)w->bodies.id[j];
         m++;
     }
     const ldem_vtk_array cd[] = {

@@ -99,7 +99,7 @@ static char *column_line(const ldem_world *w)
         uint32_t g = w->probe_modal[k];
         for (uint32_t a = 0; a < ldem_world_body_modes(w, g)->n; a++)
             for (size_t c = 0; c < NMODAL_COLUMNS; c++)
-                fprintf(fp, "\tg%u.%s%u", g, MODAL_COLUMNS[c], a);
+                fprintf(fp, "\tg%u.%s%u", w->bodies.id[g], MODAL_COLUMNS[c], a);
     }
     for (size_t c = 0; c < cell_columns(w); c++)
         fprintf(fp, "\t%s", CELL_COLUMNS[c]);

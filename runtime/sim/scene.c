@@ -20,11 +20,11 @@
 #include "ldem/vtu.h"
 #include "scene_parse.h"
 
-/* ---- time, gravity, damping, skin, threads ---- */
+/* ---- time, gravity, damping, skin, threads, order ---- */
 
 static const char *const TOP_KEYS[] = {"time", "gravity", "damping", "skin", "threads",
-                                       "materials", "contacts", "shapes", "grains", "walls",
-                                       "cell", "output", NULL};
+                                       "order", "materials", "contacts", "shapes", "grains",
+                                       "walls", "cell", "output", NULL};
 
 /* `dt: auto` or a fixed step > 0. */
 static int parse_dt(ctx *c, const ldem_sn *dt)
@@ -105,6 +105,19 @@ static int parse_globals(ctx *c, const ldem_sn *root)
     if (!rc)
         rc = scene_int_field(c, root, "threads", 4096, &threads);
     s->threads = (int)threads;
+    const ldem_sn *order = rc ? NULL : ldem_sn_get(root, "order");
+    if (order) {
+        char buf[80];
+        size_t mark = scene_key_push(c, "order");
+        if (order->kind == LDEM_SN_SCALAR && strcmp(order->text, "spatial") == 0)
+            s->order_spatial = 1;
+        else if (order->kind == LDEM_SN_SCALAR && strcmp(order->text, "input") == 0)
+            s->order_spatial = 0;
+        else
+            rc = FAIL(c, order, "expected input or spatial, got %s",
+                      scene_looks(order, buf, sizeof buf));
+        scene_key_pop(c, mark);
+    }
     return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "ldem/log.h"
 #include "ldem/sections.h"
 #include "ldem/sim/timestep.h"
+#include "body_order.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -435,58 +436,86 @@ static int grain_deforms(const ldem_scene *s, const ldem_world *w, const uint32_
     return LDEM_OK;
 }
 
-/* The deformable grains whose modal state the probes report (output.probes.modes). */
+/* The deformable grains whose modal state the probes report (output.probes.modes), in
+ * input order whatever the bodies' order: the user names grains by their input index. */
 static int choose_probe_modal(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
+    const ldem_bodies *b = &w->bodies;
     size_t deformable = 0;
-    for (size_t i = 0; i < w->bodies.count; i++)
-        deformable += w->bodies.modal[i] != LDEM_RIGID;
+    for (size_t i = 0; i < b->count; i++)
+        deformable += b->modal[i] != LDEM_RIGID;
     int mode = s->probe_modes;
     if (mode < 0)
         mode = deformable <= 32;
-    if (!(w->probe_modal = calloc(deformable + s->nprobe_grains + 1, sizeof *w->probe_modal)))
+    uint32_t *body_of = malloc((b->count ? b->count : 1) * sizeof *body_of);
+    if (!body_of ||
+        !(w->probe_modal = calloc(deformable + s->nprobe_grains + 1, sizeof *w->probe_modal))) {
+        free(body_of);
         return nomem(err);
+    }
+    for (size_t i = 0; i < b->count; i++)
+        body_of[b->id[i]] = (uint32_t)i;
+    int rc = LDEM_OK;
     if (mode == 1)
-        for (size_t i = 0; i < w->bodies.count; i++)
-            if (w->bodies.modal[i] != LDEM_RIGID)
-                w->probe_modal[w->nprobe_modal++] = (uint32_t)i;
-    if (mode == 2)
-        for (size_t k = 0; k < s->nprobe_grains; k++) {
-            uint32_t g = s->probe_grains[k];
-            if (g >= w->bodies.count || w->bodies.modal[g] == LDEM_RIGID)
-                return ldem_err_set(err, LDEM_ERR_INPUT, where(s, s->probe_modes_line),
-                                    s->probe_modes_line,
-                                    "output.probes.modes.%zu: grain %u %s", k, g,
-                                    g >= w->bodies.count ? "does not exist (the scene has "
-                                                           "fewer grains)"
-                                                         : "is rigid; expected the index of a "
-                                                           "deformable grain");
-            w->probe_modal[w->nprobe_modal++] = g;
+        for (size_t g = 0; g < b->count; g++)
+            if (b->modal[body_of[g]] != LDEM_RIGID)
+                w->probe_modal[w->nprobe_modal++] = body_of[g];
+    for (size_t k = 0; mode == 2 && k < s->nprobe_grains; k++) {
+        uint32_t g = s->probe_grains[k];
+        if (g >= b->count || b->modal[body_of[g]] == LDEM_RIGID) {
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, where(s, s->probe_modes_line),
+                              s->probe_modes_line, "output.probes.modes.%zu: grain %u %s", k, g,
+                              g >= b->count ? "does not exist (the scene has fewer grains)"
+                                            : "is rigid; expected the index of a deformable "
+                                              "grain");
+            break;
         }
-    return LDEM_OK;
+        w->probe_modal[w->nprobe_modal++] = body_of[g];
+    }
+    free(body_of);
+    return rc;
+}
+
+/* Under `order: spatial`, which grain each body is (b->id, left as the identity otherwise). */
+static int order_bodies(const ldem_scene *s, ldem_bodies *b, ldem_err *err)
+{
+    if (!s->order_spatial)
+        return LDEM_OK;
+    ldem_vec3 *x = malloc((s->ngrains ? s->ngrains : 1) * sizeof *x);
+    if (!x)
+        return nomem(err);
+    for (size_t i = 0; i < s->ngrains; i++)
+        x[i] = s->grains[i].x;
+    int rc = ldem__spatial_order(x, s->ngrains, b->id);
+    free(x);
+    return rc ? nomem(err) : LDEM_OK;
 }
 
 static int build_bodies(const ldem_scene *s, ldem_world *w, const uint32_t *map, ldem_err *err)
 {
-    int rc = ldem_bodies_resize(&w->bodies, s->ngrains, err);
+    ldem_bodies *b = &w->bodies;
+    int rc = ldem_bodies_resize(b, s->ngrains, err);
+    if (!rc)
+        rc = order_bodies(s, b, err);
     for (size_t i = 0; !rc && i < s->ngrains; i++) {
-        place_body(s, w, map, &s->grains[i], i);
+        const ldem_scene_grain *g = &s->grains[b->id[i]];
+        place_body(s, w, map, g, i);
         int deforms = 0;
-        rc = grain_deforms(s, w, map, &s->grains[i], &deforms, err);
+        rc = grain_deforms(s, w, map, g, &deforms, err);
         if (deforms)
-            w->bodies.flags[i] |= LDEM_BODY_DEFORMABLE;
+            b->flags[i] |= LDEM_BODY_DEFORMABLE;
     }
     if (!rc)
         rc = ldem_world_modal_init(w, err);
     if (!rc)
         rc = choose_probe_modal(s, w, err);
     for (size_t i = 0; !rc && i < s->ngrains; i++) {
-        const ldem_scene_grain *g = &s->grains[i];
-        if (w->bodies.modal[i] == LDEM_RIGID || g->modal_init < 0)
+        const ldem_scene_grain *g = &s->grains[b->id[i]];
+        if (b->modal[i] == LDEM_RIGID || g->modal_init < 0)
             continue;
         const ldem_scene_modal_init *init = &s->modal_inits[g->modal_init];
-        memcpy(w->modal.eps + w->bodies.modal[i], init->amplitude, init->n * sizeof(double));
-        memcpy(w->modal.rate + w->bodies.modal[i], init->rate, init->n * sizeof(double));
+        memcpy(w->modal.eps + b->modal[i], init->amplitude, init->n * sizeof(double));
+        memcpy(w->modal.rate + b->modal[i], init->rate, init->n * sizeof(double));
     }
     return rc;
 }
@@ -602,7 +631,7 @@ static int check_grains_vs_walls(const ldem_scene *s, const ldem_world *w, ldem_
             double gap = wall_clearance(&w->walls[k], w->bodies.x[i]);
             if (gap >= 0.0)
                 continue;
-            const ldem_scene_grain *g = &s->grains[i];
+            const ldem_scene_grain *g = &s->grains[w->bodies.id[i]];
             ldem_vec3 x = w->bodies.x[i];
             return ldem_err_set(err, LDEM_ERR_INPUT, grain_file(s, g), g->line,
                                 "grains.%u: %s at (%g, %g, %g) is behind wall '%.100s' (its "

@@ -24,6 +24,7 @@ int ldem_world_init_pools(ldem_world *w, ldem_err *err)
 static void bodies_free(ldem_bodies *b)
 {
     free(b->kind);
+    free(b->id);
     free(b->shape);
     free(b->material);
     free(b->flags);
@@ -184,11 +185,12 @@ int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err)
         goto nomem;
     GROW(kind) GROW(shape) GROW(material) GROW(flags) GROW(radius) GROW(mass)
     GROW(inv_mass) GROW(inertia) GROW(x) GROW(v) GROW(q) GROW(L) GROW(force) GROW(torque)
-    GROW(x_prev) GROW(q_prev) GROW(modal)
+    GROW(x_prev) GROW(q_prev) GROW(modal) GROW(id)
 #undef GROW
     for (size_t i = old; i < count; i++) {
         b->q[i] = b->q_prev[i] = ldem_quat_identity();
         b->modal[i] = LDEM_RIGID;
+        b->id[i] = (uint32_t)i;
     }
     b->count = b->capacity = count;
     return LDEM_OK;

@@ -169,13 +169,14 @@ def check_spheres(where, g, state):
           np.array([b["v"] for b in bodies]).reshape(-1, 3))
     close(where + " omega", array(pd, "omega", where, 3, np.float64),
           np.array([omega_world(b) for b in bodies]).reshape(-1, 3), TOL)
-    exact(where + " id", array(pd, "id", where, 1, np.int32), np.array(idx, np.int32))
+    exact(where + " id", array(pd, "id", where, 1, np.int32),
+          np.array([b["id"] for b in bodies], np.int32))
 
 
 def check_surfaces(where, g, state):
     pts, vel, ids, tris = [], [], [], []
     base = 0
-    for i, b in enumerate(state["bodies"]):
+    for b in state["bodies"]:
         if b["kind"] != 1:
             continue
         shape = state["shapes"][b["shape"]]
@@ -183,7 +184,7 @@ def check_surfaces(where, g, state):
         r = nodes @ rotation(b["q"]).T
         pts.append(np.array(b["x"]) + r)
         vel.append(np.array(b["v"]) + np.cross(omega_world(b), r))
-        ids.append(np.full(len(nodes), i, np.int32))
+        ids.append(np.full(len(nodes), b["id"], np.int32))
         tris.append(np.array(shape["triangles"], np.int64).reshape(-1, 3) + base)
         base += len(nodes)
     pts, vel = np.concatenate(pts), np.concatenate(vel)
@@ -227,10 +228,12 @@ def check_contacts(where, g, state):
           np.array([c["overlap"] for c in touch]))
     exact(where + " history_length", array(cd, "history_length", where, 1, np.int32),
           np.array([c["length"] if c["jager"] else 0 for c in touch], np.int32))
+    bodies = state["bodies"]
     exact(where + " i", array(cd, "i", where, 1, np.int32),
-          np.array([c["i"] for c in touch], np.int32))
+          np.array([bodies[c["i"]]["id"] for c in touch], np.int32))
     exact(where + " j", array(cd, "j", where, 1, np.int32),
-          np.array([-1 - c["j"] if c["wall"] else c["j"] for c in touch], np.int32))
+          np.array([-1 - c["j"] if c["wall"] else bodies[c["j"]]["id"] for c in touch],
+                   np.int32))
 
 
 def grains_box(state):

@@ -295,8 +295,9 @@ static void dump_state(const char *dir, const ldem_world *w, uint64_t number)
     fprintf(fp, "{\"t\": %.17g,\n\"bodies\": [\n", w->t);
     for (size_t i = 0; i < b->count; i++) {
         const double q[4] = {b->q[i].w, b->q[i].x, b->q[i].y, b->q[i].z};
-        fprintf(fp, "%s{\"kind\": %d, \"shape\": %u, \"radius\": %.17g, ", i ? ",\n" : "",
-                b->kind[i], (unsigned)b->shape[i], b->radius[i]);
+        fprintf(fp, "%s{\"kind\": %d, \"shape\": %u, \"id\": %u, \"radius\": %.17g, ",
+                i ? ",\n" : "", b->kind[i], (unsigned)b->shape[i], (unsigned)b->id[i],
+                b->radius[i]);
         json_vec3(fp, "x", b->x[i]);
         fputs(", ", fp);
         json_vec3(fp, "v", b->v[i]);
@@ -532,7 +533,8 @@ Test(sim_output, frames_all_parts)
 }
 
 /* Spheres only, no walls, Hertz–Mindlin (history length 0), ASCII: no surfaces or walls
- * series, and a stale walls.pvd from an earlier run in the folder is removed. */
+ * series, and a stale walls.pvd from an earlier run in the folder is removed. The bodies'
+ * ids are not their indices (as under `order: spatial`). */
 Test(sim_output, frames_spheres_only_ascii)
 {
     char dir[MAX_PATH];
@@ -550,6 +552,9 @@ Test(sim_output, frames_spheres_only_ascii)
     for (uint32_t k = 0; k + 1 < 5; k++)
         load_contact(add_contact(&w, k, k + 1, k == 2 ? -1e-3 : 1e-3 * (k + 1)),
                      ldem_vec3_make(k + 1.0, 0.5, 0.0), ldem_vec3_make(0.0, 0.1 * k, 0.3), 9);
+    /* numbered as `order: spatial` numbers bodies: the frames name each grain by its id */
+    for (uint32_t k = 0; k < 5; k++)
+        w.bodies.id[k] = (k + 3) % 5;
     ldem_frames f;
     open_frames(&f, dir, &w, LDEM_VTK_ASCII, 1, 0, NULL);
     cr_assert(f.spheres && f.contacts && !f.surfaces && !f.walls);

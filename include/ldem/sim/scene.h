@@ -162,6 +162,8 @@ typedef struct ldem_scene {
 
     double skin;                      /* neighbour-list skin; < 0: 0.1 × smallest radius */
     int threads;                      /* 0: OpenMP default */
+    int order_spatial;                /* `order: spatial`: the bodies along a Z-order curve
+                                       * (body_order.c); 0: in input order */
 
     /* outputs (paths relative to the output folder) */
     char *out_dir;                    /* default "out" (relative to the current directory) */

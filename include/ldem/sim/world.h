@@ -122,6 +122,8 @@ typedef struct ldem_bodies {
     ldem_vec3 *x_prev;       /* pose at the previous force evaluation: contacts take their */
     ldem_quat *q_prev;       /* displacement increments from it */
     uint32_t *modal;         /* first modal DOF in world->modal (LDEM_RIGID: rigid body) */
+    uint32_t *id;            /* the grain's index in the scene's input order: what outputs
+                              * name it by (the body index itself under `order: spatial`) */
 } ldem_bodies;
 
 /* ω in world components from the body-frame angular momentum: R (L_b / I). */
