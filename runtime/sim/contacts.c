@@ -648,6 +648,29 @@ static inline void prefetch_contact(const ldem_contact *c)
     __builtin_prefetch(last);
 }
 
+/* How many candidates ahead update_shard asks for a Jäger contact's top pooled cell: by then
+ * the record's lines asked for PREFETCH_AHEAD candidates ahead have come. */
+#define POOL_PREFETCH_AHEAD 4
+
+/* Ask for the top pooled cell of a Jäger contact's stack and its link, which the law reads
+ * when its walk passes the two cells the contact holds, moves that cell up, or cuts an
+ * unloading stack below them. Each is a miss to DRAM (the pools outgrow the cache), and the
+ * law's chain waits on it: on bench/lammps the law's calls took 160-170 cycles without,
+ * 132-135 with (counted with rdtsc in a trial build), and the step 4-6 % less time
+ * (pipelines/bench/lammps/README.md, session 24). Branch-free on purpose: whether the
+ * candidate touches is in the same record line, which may not have come yet, and a branch on
+ * it mispredicted as often as touching and separated candidates alternate, each time throwing
+ * away the work done while the line was on its way; that version gained nothing. Whatever
+ * the record holds (a separated candidate's top is 0; under another law the union's bytes
+ * are no index), the index is masked into the pool, and a prefetch changes no result. */
+static inline void prefetch_pool_top(const ldem_history_pool *pool, const ldem_contact *c)
+{
+    uint32_t top = c->law_state.jager.top;
+    uint32_t index = top & -(uint32_t)(top < pool->capacity);
+    __builtin_prefetch(&pool->cell[index]);
+    __builtin_prefetch(&pool->next[index]);
+}
+
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Touching rigid sphere pairs go k->lanes at a time
  * (update_held): they are held until enough have come, or until a contact of another kind,
@@ -662,10 +685,13 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
     memset(&sums, 0, sizeof sums);
     held_pairs held = {.n = 0};
     int rc;
+    const ldem_history_pool *pool = &w->pools[s];
     for (uint32_t q = k->shard_start[s], end = k->shard_start[s + 1]; q < end; q++) {
         ldem_contact *c = &w->contacts[k->shard_list[q]];
         if (q + PREFETCH_AHEAD < end)
             prefetch_contact(&w->contacts[k->shard_list[q + PREFETCH_AHEAD]]);
+        if (pool->live && q + POOL_PREFETCH_AHEAD < end) /* no Jäger cells, nothing to ask */
+            prefetch_pool_top(pool, &w->contacts[k->shard_list[q + POOL_PREFETCH_AHEAD]]);
         image_offset off = partner_offset(w, c);
         if (sphere_pair_stays_apart(w, c, &off))
             continue; /* no force, so nothing for the sums either */
