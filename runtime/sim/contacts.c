@@ -656,7 +656,7 @@ static inline void prefetch_contact(const ldem_contact *c)
  * when its walk passes the two cells the contact holds, moves that cell up, or cuts an
  * unloading stack below them. Each is a miss to DRAM (the pools outgrow the cache), and the
  * law's chain waits on it: on bench/lammps the law's calls took 160-170 cycles without,
- * 132-135 with (counted with rdtsc in a trial build), and the step 4-6 % less time
+ * 132-135 with (counted with rdtsc in a trial build), and the step 3-6 % less time
  * (pipelines/bench/lammps/README.md, session 24). Branch-free on purpose: whether the
  * candidate touches is in the same record line, which may not have come yet, and a branch on
  * it mispredicted as often as touching and separated candidates alternate, each time throwing
