@@ -40,8 +40,8 @@ Test(history_pool, cell_size)
     ldem_history_pool a, b;
     cf_pool(&a, 10, false);
     cf_pool(&b, 10, true);
-    cr_assert_eq(ldem_history_pool_bytes_per_cell(&a), 28u);
-    cr_assert_eq(ldem_history_pool_bytes_per_cell(&b), 36u);
+    cr_assert_eq(ldem_history_pool_bytes_per_cell(&a), 29u);
+    cr_assert_eq(ldem_history_pool_bytes_per_cell(&b), 37u);
     cr_assert_eq(sizeof(ldem_history_cell), 24u, "{base, wx, wy} must be three packed doubles");
     cr_assert_null(a.force);
     cr_assert_not_null(b.force);
@@ -442,6 +442,7 @@ Test(history_pool, held_cells_keep_one_for_one_steps_off_the_pool)
 {
     ldem_jager_params p;
     cf_params(&CF_GLASS, 0.0, false, &p);
+    p.full_history = true; /* the 40 equal legs below would merge into one */
     ldem_history_pool pool;
     cf_pool(&pool, 16, false);
     ldem_jager_contact c;

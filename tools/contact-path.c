@@ -1,7 +1,7 @@
 /* contact-path: drive one contact through a path of (δ, sx, sy) states and print its forces.
  *
  *   contact-path --E E --nu NU --mu MU --R1 R1 --R2 R2 [--model jager|mindlin] [--beta B]
- *                [--substeps K] [--cache-force] [-o OUT.tsv] [PATH.tsv | -]
+ *                [--substeps K] [--cache-force] [--full-history] [-o OUT.tsv] [PATH.tsv | -]
  *
  * The path is a table of states (total overlap δ, total tangential displacement sx, sy in
  * the contact plane), not increments. The contact starts unloaded at (0, 0, 0) and moves along
@@ -48,7 +48,7 @@ typedef struct options {
     unsigned have;          /* enum required bits seen on the command line */
     enum model model;
     long substeps;
-    bool cache_force, beta_given;
+    bool cache_force, beta_given, full_history;
 } options;
 
 /* One output row besides the echoed state. */
@@ -84,6 +84,8 @@ static void usage(FILE *out)
             "  --substeps K            cut each straight move into K equal steps (default 1);\n"
             "                          still one output row per state\n"
             "  --cache-force           jager only: keep N(z) per history cell in the pool\n"
+            "  --full-history          jager only: keep every leg of the history (no lossless\n"
+            "                          compression; to see what compression saves)\n"
             "  -o, --output FILE       write here (default: stdout); written atomically\n"
             "  -h, --help, --version\n"
             "\n"
@@ -142,7 +144,7 @@ static int parse_substeps(const char *arg, long *k)
 static int parse_options(int argc, char **argv, options *o)
 {
     enum { OPT_E = 256, OPT_NU, OPT_MU, OPT_R1, OPT_R2, OPT_MODEL, OPT_BETA, OPT_SUBSTEPS,
-           OPT_CACHE, OPT_VERSION };
+           OPT_CACHE, OPT_FULL, OPT_VERSION };
     static const struct option longs[] = {
         {"E", required_argument, NULL, OPT_E},
         {"nu", required_argument, NULL, OPT_NU},
@@ -153,6 +155,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"beta", required_argument, NULL, OPT_BETA},
         {"substeps", required_argument, NULL, OPT_SUBSTEPS},
         {"cache-force", no_argument, NULL, OPT_CACHE},
+        {"full-history", no_argument, NULL, OPT_FULL},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -173,6 +176,7 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_SUBSTEPS: bad = parse_substeps(optarg, &o->substeps); break;
         case OPT_CACHE: o->cache_force = cache_given = true; break;
+        case OPT_FULL: o->full_history = cache_given = true; break;
         case OPT_MODEL:
             if (strcmp(optarg, "jager") == 0) {
                 o->model = MODEL_JAGER;
@@ -219,7 +223,9 @@ static int parse_options(int argc, char **argv, options *o)
      * two laws never silently runs with a setting that had no effect. */
     if (o->model == MODEL_MINDLIN && (o->beta_given || cache_given)) {
         fprintf(stderr, "%s: error: %s applies to --model jager only\n", program,
-                o->beta_given ? "--beta" : "--cache-force");
+                o->beta_given      ? "--beta"
+                : o->full_history ? "--full-history"
+                                  : "--cache-force");
         return 1;
     }
     return 0;
@@ -342,6 +348,7 @@ int main(int argc, char **argv)
     if (!rc && o.model == MODEL_JAGER) {
         rc = ldem_jager_params_init(&jp, &pair, o.mu, o.beta, &err);
         jp.track_energy = true;   /* the dissipated column needs it */
+        jp.full_history = o.full_history;
     } else if (!rc) {
         rc = ldem_mindlin_params_init(&mp, &pair, o.mu, &err);
     }

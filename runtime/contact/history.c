@@ -22,6 +22,10 @@ static int resize(ldem_history_pool *pool, uint32_t slots)
     if (!next)
         return LDEM_ERR_NOMEM;
     pool->next = next;
+    uint8_t *merged = realloc(pool->merged, (size_t)slots * sizeof *merged);
+    if (!merged)
+        return LDEM_ERR_NOMEM;
+    pool->merged = merged;
     if (pool->cache_force) {
         double *force = realloc(pool->force, (size_t)slots * sizeof *force);
         if (!force)
@@ -56,6 +60,7 @@ int ldem_history_pool_init(ldem_history_pool *pool, uint32_t initial_cells, bool
     pool->capacity = slots;
     pool->cell[0] = (ldem_history_cell){0};
     pool->next[0] = 0;
+    pool->merged[0] = 0;
     if (pool->force)
         pool->force[0] = 0;
     free_range(pool, 1, slots);
@@ -66,13 +71,15 @@ void ldem_history_pool_free(ldem_history_pool *pool)
 {
     free(pool->cell);
     free(pool->next);
+    free(pool->merged);
     free(pool->force);
     memset(pool, 0, sizeof *pool);
 }
 
 size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool)
 {
-    return sizeof(ldem_history_cell) + sizeof(uint32_t) + (pool->cache_force ? sizeof(double) : 0);
+    return sizeof(ldem_history_cell) + sizeof(uint32_t) + sizeof(uint8_t) +
+           (pool->cache_force ? sizeof(double) : 0);
 }
 
 uint32_t ldem_history_push_grow(ldem_history_pool *pool, uint32_t below)
@@ -137,6 +144,7 @@ int ldem_history_pool_compact(ldem_history_pool *pool, uint32_t *heads, size_t c
     fresh.capacity = slots;
     fresh.cell[0] = (ldem_history_cell){0};
     fresh.next[0] = 0;
+    fresh.merged[0] = 0;
     if (fresh.force)
         fresh.force[0] = 0;
     /* Each stack is laid out contiguously, top first, so a walk down a stack reads memory
@@ -148,6 +156,7 @@ int ldem_history_pool_compact(ldem_history_pool *pool, uint32_t *heads, size_t c
         *head = i ? used : 0;
         for (; i; i = pool->next[i]) {
             fresh.cell[used] = pool->cell[i];
+            fresh.merged[used] = pool->merged[i];
             if (fresh.force)
                 fresh.force[used] = pool->force[i];
             fresh.next[used] = pool->next[i] ? used + 1 : 0;

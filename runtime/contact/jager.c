@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "jager_compress.h"
 #include "jager_energy.h"
 
 /* Tolerances of jager.md §3 and §7. */
@@ -35,6 +36,7 @@ int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, 
     p->mu = mu;
     p->beta = beta;
     p->track_energy = false; /* it doubles the cost of a slip step; callers opt in */
+    p->full_history = false;
     return LDEM_OK;
 }
 
@@ -50,10 +52,15 @@ static inline double hertz(double cn, double z)
 
 /* ---- the stack: held cells on top of the pooled ones (ldem/contact/jager.h) ---- */
 
-/* The top cell of a stack that is not empty. */
+/* The top cell of a stack that is not empty, and its `merged` flag. */
 static inline ldem_history_cell *top_cell(ldem_history_pool *pool, ldem_jager_contact *c)
 {
     return c->nheld ? &c->held[c->held_top] : &pool->cell[c->top];
+}
+
+static inline uint8_t *top_merged(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    return c->nheld ? &c->held_merged[c->held_top] : &pool->merged[c->top];
 }
 
 /* N at the bottom level of the top cell: cached for a pooled cell when the pool keeps forces. */
@@ -63,12 +70,19 @@ static inline double top_base_force(double cn, const ldem_history_pool *pool,
     return !c->nheld && pool->force ? pool->force[c->top] : hertz(cn, top->base);
 }
 
-/* The cell below the top of a stack of at least two cells. */
+/* The cell below the top of a stack of at least two cells, and its `merged` flag. */
 static inline ldem_history_cell *second_cell(ldem_history_pool *pool, ldem_jager_contact *c)
 {
     return c->nheld == 2   ? &c->held[c->held_top ^ 1]
            : c->nheld == 1 ? &pool->cell[c->top]
                            : &pool->cell[pool->next[c->top]];
+}
+
+static inline uint8_t *second_merged(ldem_history_pool *pool, ldem_jager_contact *c)
+{
+    return c->nheld == 2   ? &c->held_merged[c->held_top ^ 1]
+           : c->nheld == 1 ? &pool->merged[c->top]
+                           : &pool->merged[pool->next[c->top]];
 }
 
 /* Move a pooled top cell into the contact (nothing is held). A step whose slip front lands
@@ -77,6 +91,7 @@ static inline ldem_history_cell *second_cell(ldem_history_pool *pool, ldem_jager
 static inline void hold_top(ldem_history_pool *pool, ldem_jager_contact *c)
 {
     c->held[c->held_top] = pool->cell[c->top];
+    c->held_merged[c->held_top] = pool->merged[c->top];
     c->top = ldem_history_pop(pool, c->top);
     c->nheld = 1;
 }
@@ -104,7 +119,7 @@ double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool
 /* Record a new top cell of slope w from level `base` up to d. LDEM_OK, or LDEM_ERR_NOMEM (the
  * stack is then unchanged). */
 static inline int push_cell(double cn, ldem_history_pool *pool, ldem_jager_contact *c,
-                            double base, double wx, double wy)
+                            double base, double wx, double wy, uint8_t merged)
 {
     uint32_t slot = c->held_top ^ 1; /* free, or the lower held cell's (both free if none) */
     if (c->nheld == LDEM_JAGER_HELD) { /* which then moves to the pool */
@@ -112,12 +127,14 @@ static inline int push_cell(double cn, ldem_history_pool *pool, ldem_jager_conta
         if (!i)
             return LDEM_ERR_NOMEM;
         pool->cell[i] = c->held[slot];
+        pool->merged[i] = c->held_merged[slot];
         if (pool->force)
             pool->force[i] = hertz(cn, c->held[slot].base);
         c->top = i;
         c->nheld--;
     }
     c->held[slot] = (ldem_history_cell){base, {wx, wy}};
+    c->held_merged[slot] = merged;
     c->held_top = slot;
     c->nheld++;
     c->length++;
@@ -145,10 +162,52 @@ void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c)
     c->length = 0;
     c->n = 0;
     c->t[0] = c->t[1] = 0;
+    c->chain.active = 0;
+}
+
+/* Lossless compression (jager_compress.h): offer the top leg to the one below until they stay
+ * apart. The top's top level is d. The carried T follows the stack's Σ w ΔN, which a merge
+ * changes within the tolerance's bound: left alone, those changes would add up merge after
+ * merge, since later steps change T by what the merged stack says. */
+static inline void compress_top(double mu, double cn, ldem_history_pool *pool,
+                                ldem_jager_contact *c)
+{
+    const double tol = LDEM_JAGER_LOSSLESS_TOLERANCE * mu;
+    while (c->length >= 2) {
+        const ldem_history_cell *b = top_cell(pool, c);
+        ldem_history_cell *a = second_cell(pool, c);
+        const uint8_t mb = *top_merged(pool, c);
+        uint8_t *ma = second_merged(pool, c);
+        const double z0 = a->base, z1 = b->base, z2 = c->d;
+        double w[2];
+        uint8_t merged;
+        if (!ldem__jager_may_merge(tol, z0, z1, z2, a->w, *ma, b->w, mb, &c->chain))
+            return;
+        const bool grew = ldem__jager_is_chain(&c->chain, z0, *ma);
+        const double wa[2] = {a->w[0], a->w[1]};
+        if (!ldem__jager_merge_legs(tol, z0, z1, z2, a->w, *ma, b->w, mb, &c->chain, w, &merged))
+            return;
+        if (c->chain.active && c->chain.base == z0) { /* merged into the growing leg */
+            ldem_jager_chain *ch = &c->chain;
+            if (!grew) { /* a new merged leg: the force below it, once */
+                double n1 = hertz(cn, z1);
+                ch->n_base = hertz(cn, z0);
+                for (int k = 0; k < 2; k++)
+                    ch->t_below[k] = c->t[k] - wa[k] * (n1 - ch->n_base) - b->w[k] * (c->n - n1);
+            }
+            c->t[0] = ch->t_below[0] + w[0] * (c->n - ch->n_base);
+            c->t[1] = ch->t_below[1] + w[1] * (c->n - ch->n_base);
+        }
+        a->w[0] = w[0];
+        a->w[1] = w[1];
+        *ma = merged;
+        pop_cell(pool, c);
+    }
 }
 
 /* Kuhn §3.1: after an elastic push, merge the top with the elastic cell below while their
- * slopes differ by less than βμ, weighting by force so that T is unchanged. */
+ * slopes differ by less than βμ, weighting by force so that T is unchanged. The merged cell
+ * is no longer within the lossless tolerance of anything: closed. */
 static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *pool,
                                ldem_jager_contact *c)
 {
@@ -171,6 +230,8 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
         /* the merged cell keeps below's base and, once the top is popped, reaches d */
         below->w[0] = w[0];
         below->w[1] = w[1];
+        *second_merged(pool, c) = 1;
+        c->chain.active = 0;
         pop_cell(pool, c);
     }
 }
@@ -215,10 +276,11 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
  * that take a whole ldem_jager_params build one (WHOLE_PARAMS). `energy` is the track_energy
  * flag, a constant in each of jager_step's two copies. */
 static inline __attribute__((always_inline)) int
-jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_history_pool *pool,
-                ldem_jager_contact *c, double d1, double cx, double cy, const bool energy)
+jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, bool full,
+                ldem_history_pool *pool, ldem_jager_contact *c, double d1, double cx, double cy,
+                const bool energy)
 {
-#define WHOLE_PARAMS (&(const ldem_jager_params){*pair, mu, beta, energy})
+#define WHOLE_PARAMS (&(const ldem_jager_params){*pair, mu, beta, energy, full})
     const double cn = pair->cn;
 
     if (!(d1 > 0)) { /* loss of contact (or still apart) */
@@ -249,12 +311,14 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
     /* (i) elastic loading: the new springs take the move at slope c/Δd, nothing slips. */
     if (dd > 0 && cx * cx + cy * cy <= mu * mu * dd * dd) {
         double inv_dd = 1 / dd, wx = cx * inv_dd, wy = cy * inv_dd;
-        if (push_cell(cn, pool, c, z, wx, wy))
+        if (push_cell(cn, pool, c, z, wx, wy, 0))
             goto out_of_memory;
         c->t[0] = tx + wx * (n1 - n_top);
         c->t[1] = ty + wy * (n1 - n_top);
         c->d = d1;
         c->n = n1;
+        if (!full)
+            compress_top(mu, cn, pool, c);
         if (beta > 0)
             merge_elastic_legs(WHOLE_PARAMS, pool, c);
         return LDEM_OK;
@@ -262,6 +326,7 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
 
     const double c0[2] = {cx, cy};
     double loss = 0; /* ∫ … dx of the dissipation, before the factor G*κ² */
+    c->chain.active = 0; /* only elastic pushes grow a merged leg */
     /* (ii) normal unloading: cut the stack at d1, carrying the cut-off displacement. */
     if (dd < 0) {
         leaving lv = {.d0 = d0};
@@ -328,6 +393,7 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
         }
     }
     double x_front = 0, n_front = 0; /* the slip front z*: its √(R* z*) and N(z*) */
+    bool pristine = true; /* every spring the slip cell takes over is the exact history's */
     while (c->length) {
         const ldem_history_cell *top = top_cell(pool, c);
         double lo = top->base;
@@ -350,9 +416,13 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
             /* A ≤ 0 (a slip cell whose |w|² rounded up): the root's square-root-free form. */
             depth = a > 0 ? slip_front_depth(a, b, cc) : b > 0 ? -cc / (2 * b) : INFINITY;
         }
-        if (depth < seg * (1 - SLIVER_TOLERANCE)) {
-            if (depth > 0) {
-                double zs = z - depth, root_s = sqrt(zs), ns = cn * zs * root_s;
+        /* A front that rounds onto the segment's bottom swallows it whole, and one that
+         * rounds onto its top cuts nothing: no cell is ever left without width. */
+        double zs = z - depth;
+        if (depth < seg * (1 - SLIVER_TOLERANCE) && zs > lo) {
+            if (zs < z) {
+                double root_s = sqrt(zs), ns = cn * zs * root_s;
+                pristine = pristine && !*top_merged(pool, c);
                 if (energy)
                     ldem__jager_slip_moment(rstar, d1, sr * root_s, x_top, (double[2]){cx, cy},
                                             w, moment);
@@ -371,6 +441,7 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
             break;
         }
         /* The front passes below this segment: it is swallowed. */
+        pristine = pristine && !*top_merged(pool, c);
         double root_lo = energy || c->nheld || !pool->force ? sqrt(lo) : 0;
         double n_lo = !c->nheld && pool->force ? pool->force[c->top] : cn * lo * root_lo;
         if (energy)
@@ -392,14 +463,14 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
     double norm = sqrt(cx * cx + cy * cy);
     if (!(norm > 0)) { /* only reachable through round-off: nothing left to slip */
         /* a slope-0 cell up to d1 keeps the top level at d and adds no force */
-        if (z < d1 && push_cell(cn, pool, c, z, 0, 0))
+        if (z < d1 && push_cell(cn, pool, c, z, 0, 0, 1))
             goto out_of_memory;
         c->t[0] = tx;
         c->t[1] = ty;
         return LDEM_OK;
     }
     double scale = mu / norm, wx = cx * scale, wy = cy * scale;
-    if (push_cell(cn, pool, c, z, wx, wy))
+    if (push_cell(cn, pool, c, z, wx, wy, pristine ? 0 : 1))
         goto out_of_memory;
     if (c->length == 1) { /* gross sliding: T is exactly μN along the slip */
         c->t[0] = wx * n1;
@@ -415,6 +486,8 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, ldem_hist
         loss += work > 0 ? work : 0;
         c->dissipated += pair->gstar * pair->kappa * pair->kappa * loss;
     }
+    if (!full)
+        compress_top(mu, cn, pool, c);
     return LDEM_OK;
 
 out_of_memory:
@@ -430,12 +503,20 @@ out_of_memory:
  * (without) then carries none of the quadrature's branches, locals and spills, 12 % fewer
  * instructions on the biaxial test. (A third copy for pools without the force cache measured
  * 2 % more, not fewer.) */
-static int jager_step(const ldem_elastic_pair *pair, double mu, double beta, bool energy,
+static int jager_step(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
                       ldem_history_pool *pool, ldem_jager_contact *c, double d1, double cx,
                       double cy)
 {
-    return energy ? jager_step_body(pair, mu, beta, pool, c, d1, cx, cy, true)
-                  : jager_step_body(pair, mu, beta, pool, c, d1, cx, cy, false);
+    const bool full = flags & LDEM_JAGER_FULL_HISTORY;
+    return flags & LDEM_JAGER_ENERGY
+               ? jager_step_body(pair, mu, beta, full, pool, c, d1, cx, cy, true)
+               : jager_step_body(pair, mu, beta, full, pool, c, d1, cx, cy, false);
+}
+
+static unsigned params_flags(const ldem_jager_params *p)
+{
+    return (p->track_energy ? LDEM_JAGER_ENERGY : 0u) |
+           (p->full_history ? LDEM_JAGER_FULL_HISTORY : 0u);
 }
 
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
@@ -444,18 +525,18 @@ int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
     c->s[0] += ds[0];
     c->s[1] += ds[1];
     const double kappa = p->pair.kappa;
-    return jager_step(&p->pair, p->mu, p->beta, p->track_energy, pool, c, d1, ds[0] / kappa,
+    return jager_step(&p->pair, p->mu, p->beta, params_flags(p), pool, c, d1, ds[0] / kappa,
                       ds[1] / kappa);
 }
 
-int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta,
-                         bool track_energy, ldem_history_pool *pool, ldem_jager_contact *c,
-                         double d1, const double ds[2])
+int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
+                         ldem_history_pool *pool, ldem_jager_contact *c, double d1,
+                         const double ds[2])
 {
     c->s[0] += ds[0];
     c->s[1] += ds[1];
     const double kappa = pair->kappa;
-    return jager_step(pair, mu, beta, track_energy, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
+    return jager_step(pair, mu, beta, flags, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
 }
 
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
@@ -465,7 +546,7 @@ int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
     double cx = (s1[0] - c->s[0]) / kappa, cy = (s1[1] - c->s[1]) / kappa;
     c->s[0] = s1[0];
     c->s[1] = s1[1];
-    return jager_step(&p->pair, p->mu, p->beta, p->track_energy, pool, c, d1, cx, cy);
+    return jager_step(&p->pair, p->mu, p->beta, params_flags(p), pool, c, d1, cx, cy);
 }
 
 double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,

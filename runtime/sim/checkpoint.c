@@ -138,7 +138,7 @@ uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
 
 int ldem__checkpoint_cell_values(const ldem_world *w)
 {
-    return w->pools[0].cache_force ? 4 : 3;
+    return (w->pools[0].cache_force ? 4 : 3) + (int)CELL_MERGED_VALUES;
 }
 
 const ldem_mat3 *ldem__checkpoint_cell_matrix(const ldem_world *w, unsigned k)

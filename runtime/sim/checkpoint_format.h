@@ -8,7 +8,19 @@
 
 #include "ldem/sim/world.h"
 
-#define CKPT_VERSION 3u /* 2: MODL, modes in the static checksum; 3: held history cells */
+/* 2: MODL, modes in the static checksum; 3: held history cells; 4: lossless compression's
+ * state (each cell's merged flag, each contact's growing leg) */
+#define CKPT_VERSION 4u
+/* The oldest version this build still reads: version 3 files, without that state, load with
+ * every cell marked merged and no growing leg (compression then merges only legs of equal
+ * slope into the restored ones, which is lossless whatever they hold). */
+#define CKPT_VERSION_NO_MERGE 3u
+/* The merged flag (0 or 1, as f64) that follows a history cell's level, slope (and force). */
+#define CELL_MERGED_VALUES 1u
+/* After a version-4 contact's law state: its growing leg (ldem_jager_chain, zeros for other
+ * laws) as active, base, rise x, y, rise_lo x, y, offset x, y, radius, n_base, t_below x, y;
+ * floats widened. */
+#define CONTACT_CHAIN_VALUES 12u
 #define CKPT_HEADER_BYTES (152u + 8u * LDEM_HISTORY_SHARDS)
 #define BODY_BYTES (26u * 8u)
 #define WALL_BYTES (13u * 8u)
@@ -37,7 +49,8 @@
 /* The checksum of the scene's static description that a checkpoint must match. */
 uint64_t ldem__checkpoint_static_checksum(const ldem_world *w);
 
-/* Values per history cell in this run's files: 3, or 4 when the pools cache N(z). */
+/* Values per history cell in this run's files: 3 (z, wx, wy), 4 when the pools cache N(z),
+ * then CELL_MERGED_VALUES. */
 int ldem__checkpoint_cell_values(const ldem_world *w);
 
 /* The CELL section's k-th matrix (k < CELL_MATRICES) in file order. */

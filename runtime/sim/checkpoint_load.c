@@ -22,6 +22,7 @@
 
 /* What the header says, kept for the other sections' checks and for the restore. */
 typedef struct header {
+    uint32_t version;
     uint32_t nvalues;
     uint64_t nbodies, nwalls, ncontacts, nmaterials, nshapes, nframes;
     uint64_t step, list_builds, checksum;
@@ -63,9 +64,10 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
     cursor_init(&c, s, path, err);
     uint32_t version = 0, reserved = 0;
     int rc = read_u32(&c, &version);
-    if (!rc && version != CKPT_VERSION)
-        return cursor_fail(&c, "checkpoint version %u (this build reads %u)", version,
-                           CKPT_VERSION);
+    if (!rc && version != CKPT_VERSION && version != CKPT_VERSION_NO_MERGE)
+        return cursor_fail(&c, "checkpoint version %u (this build reads %u and %u)", version,
+                           CKPT_VERSION_NO_MERGE, CKPT_VERSION);
+    h->version = version;
     if (!rc)
         rc = cursor_need(&c, 1, CKPT_HEADER_BYTES - 4, "header");
     if (rc)
@@ -88,9 +90,11 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
     if ((rc = cursor_finish(&c)))
         return rc;
     c.pos = 4;
-    if (h->nvalues != (uint32_t)ldem__checkpoint_cell_values(w))
-        return cursor_fail(&c, "history cells carry %u values but this run's pools keep %d",
-                           h->nvalues, ldem__checkpoint_cell_values(w));
+    uint32_t expected = (uint32_t)ldem__checkpoint_cell_values(w) -
+                        (version == CKPT_VERSION_NO_MERGE ? CELL_MERGED_VALUES : 0u);
+    if (h->nvalues != expected)
+        return cursor_fail(&c, "history cells carry %u values but this run's pools keep %u",
+                           h->nvalues, expected);
     if (h->has_list & ~(LIST_BODIES | LIST_WALLS) || reserved)
         return cursor_fail(&c, "unknown flags 0x%x / reserved field %u (expected 0)",
                            h->has_list & ~(LIST_BODIES | LIST_WALLS), reserved);
@@ -258,12 +262,52 @@ static void set_pair(ldem_elastic_pair *p, const double v[10])
 }
 
 /* Read and check one contact record; leaves the cursor after it. */
-static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalues, uint64_t k,
+/* Version 4 appends each cell's merged flag and each contact's growing leg. */
+static bool has_merge_state(const header *h)
+{
+    return h->version >= CKPT_VERSION;
+}
+
+/* A value the law keeps in a float, widened: finite and exactly a float. */
+static bool is_float(double v)
+{
+    return isfinite(v) && (double)(float)v == v;
+}
+
+/* A Jäger contact's growing leg (ldem_jager_chain): active 0 or 1, base a level ≥ 0, every
+ * value finite, the rise's rounding error and the disc's offset and radius floats (radius ≥ 0);
+ * all zeros for other laws. */
+static int read_chain(payload_cursor *cur, uint64_t k, uint32_t law_kind, ldem_jager_chain *out)
+{
+    double v[CONTACT_CHAIN_VALUES];
+    int rc = contact_f64s(cur, k, "compression state", v, CONTACT_CHAIN_VALUES);
+    if (rc)
+        return rc;
+    bool ok = (v[0] == 0 || v[0] == 1) && v[1] >= 0 && v[8] >= 0;
+    for (unsigned a = 4; a < 9; a++)
+        ok = ok && is_float(v[a]);
+    if (law_kind != LDEM_LAW_HERTZ_JAGER)
+        for (unsigned a = 0; a < CONTACT_CHAIN_VALUES; a++)
+            ok = ok && v[a] == 0;
+    if (!ok)
+        return cursor_fail(cur, "contact %llu: compression state (%g, %g, ..., %g) is not a "
+                           "growing leg the law could hold",
+                           (unsigned long long)k, v[0], v[1], v[8]);
+    *out = (ldem_jager_chain){v[1],         {v[2], v[3]},        {(float)v[4], (float)v[5]},
+                              {(float)v[6], (float)v[7]}, (float)v[8], (uint32_t)v[0],
+                              v[9],         {v[10], v[11]}};
+    return LDEM_OK;
+}
+
+static int read_contact(payload_cursor *cur, const ldem_world *w, const header *h, uint64_t k,
                         contact_rec *r)
 {
     memset(r, 0, sizeof *r);
     ldem_contact *c = &r->c;
-    int rc = cursor_need(cur, 1, CONTACT_FIXED_BYTES, "contact record");
+    const uint32_t nvalues = h->nvalues;
+    int rc = cursor_need(cur, 1,
+                         CONTACT_FIXED_BYTES + (has_merge_state(h) ? 8u * CONTACT_CHAIN_VALUES : 0u),
+                         "contact record");
     if (rc)
         return cursor_fail(cur,
                            "contact %llu: the section ends inside or before this record "
@@ -306,16 +350,27 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalu
         (rc = contact_f64s(cur, k, "law state", v, 10)))
         return rc;
     set_law_state(c, r->law_kind, v);
+    if (has_merge_state(h) &&
+        (rc = read_chain(cur, k, r->law_kind, &c->law_state.jager.chain)))
+        return rc;
     if ((rc = contact_need(cur, k, "history cells", r->ncells, 8u * nvalues)))
         return rc;
     r->cells = cur->p + cur->pos;
     double cell[4];
+    const uint32_t plain = nvalues - (has_merge_state(h) ? CELL_MERGED_VALUES : 0u);
     /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
      * must fall strictly from d down to above 0 for the stack to mean what the file says. */
     double above = r->ncells ? c->law_state.jager.d : 0.0;
     for (uint32_t q = 0; q < r->ncells; q++) {
-        if ((rc = contact_f64s(cur, k, "history cell", cell, nvalues)))
+        if ((rc = contact_f64s(cur, k, "history cell", cell, plain)))
             return rc;
+        if (plain < nvalues) {
+            double merged = ldem_get_f64le(cur->p + cur->pos);
+            cur->pos += 8;
+            if (merged != 0 && merged != 1)
+                return cursor_fail(cur, "contact %llu: history cell %u: merged flag %g (0 or 1)",
+                                   (unsigned long long)k, q, merged);
+        }
         if (q == 0 ? cell[0] != above : !(cell[0] < above) || !(cell[0] > 0.0))
             return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
                                "must fall from the approach %.17g down to above 0",
@@ -343,7 +398,7 @@ static int check_contacts(const ldem_section *s, const char *path, const ldem_wo
     uint64_t cells[LDEM_HISTORY_SHARDS] = {0};
     for (uint64_t k = 0; k < h->ncontacts; k++) {
         contact_rec r;
-        int rc = read_contact(&cur, w, h->nvalues, k, &r);
+        int rc = read_contact(&cur, w, h, k, &r);
         if (rc)
             return rc;
         cells[r.c.shard] += r.ncells - r.held; /* the pooled ones */
@@ -521,7 +576,7 @@ static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
  * the pooled ones bottom first, each cell's base being the top level of the one pushed
  * before, then the held ones, as the saved contact held them. The forces the file may list
  * are N at the levels, which the pool recomputes. */
-static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, uint32_t nvalues)
+static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, const header *h)
 {
     ldem_history_pool *pool = &w->pools[c->shard];
     ldem_jager_contact *j = &c->law_state.jager;
@@ -530,17 +585,22 @@ static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, u
     j->top = 0;
     j->length = 0;
     double base = 0.0;
+    const uint32_t nvalues = h->nvalues;
     for (uint32_t q = r->ncells; q-- > 0;) {
         const unsigned char *p = r->cells + (size_t)q * 8u * nvalues;
         ldem_history_cell cell = {base, {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)}};
+        /* version 3 knew nothing of merging: marked merged, such a cell takes equal slopes only */
+        uint8_t merged = has_merge_state(h) ? (uint8_t)ldem_get_f64le(p + 8u * (nvalues - 1)) : 1;
         if (q < r->held) {
             j->held[q] = cell;
+            j->held_merged[q] = merged;
             j->nheld++;
         } else {
             uint32_t i = ldem_history_push(pool, j->top);
             if (!i)
                 return -1;
             pool->cell[i] = cell;
+            pool->merged[i] = merged;
             if (pool->force)
                 pool->force[i] = ldem_hertz_force(&c->pair, base);
             j->top = i;
@@ -587,14 +647,14 @@ static int restore_contacts(ldem_world *w, const ldem_section *s, const char *pa
     cursor_init(&cur, s, path, err);
     for (size_t k = 0; k < n; k++) {
         contact_rec r;
-        int rc = read_contact(&cur, w, h->nvalues, k, &r); /* validated: cannot fail */
+        int rc = read_contact(&cur, w, h, k, &r); /* validated: cannot fail */
         if (rc)
             return rc;
         ldem_contact *c = &w->contacts[k];
         *c = r.c;
         w->ncontacts = k + 1;
         if (restore_springs(c, &r) ||
-            (r.law_kind == LDEM_LAW_HERTZ_JAGER && restore_stack(w, c, &r, h->nvalues)))
+            (r.law_kind == LDEM_LAW_HERTZ_JAGER && restore_stack(w, c, &r, h)))
             return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory restoring contact %zu",
                                 k);
     }

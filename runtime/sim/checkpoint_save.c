@@ -243,6 +243,20 @@ static void law_state_values(const ldem_world *w, const ldem_contact *c, double 
     }
 }
 
+/* A Jäger contact's growing leg (checkpoint_format.h), zeros for other laws. */
+static void chain_values(const ldem_world *w, const ldem_contact *c,
+                         double v[CONTACT_CHAIN_VALUES])
+{
+    memset(v, 0, CONTACT_CHAIN_VALUES * sizeof *v);
+    if (is_jager(w, c)) {
+        const ldem_jager_chain *ch = &c->law_state.jager.chain;
+        v[0] = ch->active, v[1] = ch->base, v[2] = ch->rise[0], v[3] = ch->rise[1];
+        v[4] = ch->rise_lo[0], v[5] = ch->rise_lo[1], v[6] = ch->offset[0];
+        v[7] = ch->offset[1], v[8] = ch->radius, v[9] = ch->n_base, v[10] = ch->t_below[0];
+        v[11] = ch->t_below[1];
+    }
+}
+
 /* The cached Hertz constants of a contact, in their declaration order. */
 static void pair_values(const ldem_elastic_pair *p, double v[10])
 {
@@ -250,7 +264,7 @@ static void pair_values(const ldem_elastic_pair *p, double v[10])
     v[5] = p->sqrt_rstar, v[6] = p->estar, v[7] = p->gstar, v[8] = p->kappa, v[9] = p->cn;
 }
 
-static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, int nvalues)
+static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c)
 {
     uint32_t ncells = stack_cells(w, c);
     put_u32(k, c->i), put_u32(k, c->j), put_u32(k, c->law), put_u32(k, c->shard);
@@ -268,6 +282,10 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, i
     law_state_values(w, c, v);
     for (int q = 0; q < 10; q++)
         put_f64(k, v[q]);
+    double chain[CONTACT_CHAIN_VALUES];
+    chain_values(w, c, chain);
+    for (unsigned q = 0; q < CONTACT_CHAIN_VALUES; q++)
+        put_f64(k, chain[q]);
     if (ncells) {
         /* The file lists each cell's top level (and N there), as jager.md does; the pool holds
          * bottom levels: a cell's top is the base of the cell above, the top cell's is d. */
@@ -278,8 +296,11 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, i
              ldem_jager_next(pool, &q)) {
             put_f64(k, z), put_f64(k, q.cell->w[0]);
             put_f64(k, q.cell->w[1]);
-            if (nvalues == 4)
+            if (pool->force)
                 put_f64(k, n);
+            put_f64(k, q.pool_index ? pool->merged[q.pool_index]
+                                    : c->law_state.jager.held_merged[c->law_state.jager.held_top ^
+                                                                     q.position]);
             z = q.cell->base;
             n = pool->force ? ldem_jager_cell_force(&jp, pool, &q) : 0.0;
         }
@@ -297,13 +318,13 @@ static int write_contacts(sink *k, const ldem_world *w)
     uint64_t length = 0;
     for (size_t q = 0; q < w->ncontacts; q++) {
         const ldem_contact *c = &w->contacts[q];
-        length += CONTACT_FIXED_BYTES + (uint64_t)stack_cells(w, c) * 8u * (uint64_t)nvalues +
+        length += CONTACT_FIXED_BYTES + 8u * CONTACT_CHAIN_VALUES + (uint64_t)stack_cells(w, c) * 8u * (uint64_t)nvalues +
                   (uint64_t)c->nsprings * SPRING_BYTES;
     }
     if (section_begin(k, "CONT", length))
         return k->rc;
     for (size_t q = 0; q < w->ncontacts && !k->rc; q++)
-        write_contact(k, w, &w->contacts[q], nvalues);
+        write_contact(k, w, &w->contacts[q]);
     return section_end(k);
 }
 

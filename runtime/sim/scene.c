@@ -270,6 +270,26 @@ static int parse_between(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
 }
 
 /* A parameter that only some models take. */
+/* `history: compressed | full` of a hertz-jager pair: full keeps every leg of the Jäger
+ * history, to measure what lossless compression saves. */
+static int parse_history(ctx *c, const ldem_sn *entry, bool *full)
+{
+    const ldem_sn *n = ldem_sn_get(entry, "history");
+    *full = false;
+    if (!n)
+        return LDEM_OK;
+    size_t mark = scene_key_push(c, "history");
+    int rc = LDEM_OK;
+    if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "full") == 0) {
+        *full = true;
+    } else if (!(n->kind == LDEM_SN_SCALAR && strcmp(n->text, "compressed") == 0)) {
+        char buf[80];
+        rc = FAIL(c, n, "expected compressed or full, got %s", scene_looks(n, buf, sizeof buf));
+    }
+    scene_key_pop(c, mark);
+    return rc;
+}
+
 static int refuse_param(ctx *c, const ldem_sn *entry, const char *key, int law, int allowed)
 {
     const ldem_sn *n = ldem_sn_get(entry, key);
@@ -283,8 +303,8 @@ static int refuse_param(ctx *c, const ldem_sn *entry, const char *key, int law, 
 
 static int parse_contact(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
 {
-    static const char *const keys[] = {"between", "model", "beta", "friction", "kn", "ks",
-                                       "damping", NULL};
+    static const char *const keys[] = {"between", "model", "beta", "history", "friction", "kn",
+                                       "ks", "damping", NULL};
     int rc = scene_check_mapping(c, entry, keys);
     out->line = entry->line;
     out->friction = -1.0;
@@ -295,6 +315,10 @@ static int parse_contact(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
     int law = out->law, linear = law == LDEM_LAW_LINEAR;
     if (!rc)
         rc = refuse_param(c, entry, "beta", law, law == LDEM_LAW_HERTZ_JAGER);
+    if (!rc)
+        rc = refuse_param(c, entry, "history", law, law == LDEM_LAW_HERTZ_JAGER);
+    if (!rc)
+        rc = parse_history(c, entry, &out->full_history);
     if (!rc)
         rc = refuse_param(c, entry, "friction", law, law != LDEM_LAW_FRICTIONLESS);
     if (!rc)

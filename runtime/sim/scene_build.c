@@ -95,7 +95,8 @@ static ldem_pair_law resolve_law(const ldem_scene *s, const ldem_world *w, size_
         if (!entry_matches(c, ma->name, mb->name))
             continue;
         law = (ldem_pair_law){.law = c->law, .mu = c->friction >= 0.0 ? c->friction : mean_mu,
-                              .beta = c->beta, .kn = c->kn, .ks = c->ks,
+                              .beta = c->beta, .full_history = c->full_history,
+                              .kn = c->kn, .ks = c->ks,
                               .damping = c->damping};
     }
     effective_elastic(ma, mb, &law.E, &law.nu);

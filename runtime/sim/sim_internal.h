@@ -144,7 +144,9 @@ static inline int ldem__hertz_law_step(ldem_world *w, ldem_contact *c, double d1
     int rc = LDEM_OK;
     t[0] = t[1] = 0.0;
     if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
-        rc = ldem_jager_step_pair(&c->pair, law->mu, law->beta, w->track_energy != 0,
+        rc = ldem_jager_step_pair(&c->pair, law->mu, law->beta,
+                                  (w->track_energy ? LDEM_JAGER_ENERGY : 0u) |
+                                      (law->full_history ? LDEM_JAGER_FULL_HISTORY : 0u),
                                   &w->pools[c->shard], &c->law_state.jager, d1, ds);
         *normal = c->law_state.jager.n;
         t[0] = c->law_state.jager.t[0];

@@ -387,7 +387,7 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
         switch (law->law) {
         case LDEM_LAW_HERTZ_JAGER:
             if (c->overlap > 0.0 && law->mu > 0.0) {
-                ldem_jager_params jp = {c->pair, law->mu, law->beta, false};
+                ldem_jager_params jp = {c->pair, law->mu, law->beta, false, law->full_history};
                 r->stored_tangential +=
                     ldem_jager_stored_energy(&jp, &w->pools[c->shard], &c->law_state.jager);
                 jager_touching++;

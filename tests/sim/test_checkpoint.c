@@ -39,6 +39,8 @@
 #define NBODIES 6
 #define RADIUS 1e-3
 #define D_REF 1e-6
+/* A history cell in the file without the force cache: z, wx, wy and the merged flag. */
+#define CELL_BYTES (4u * 8u)
 
 static ldem_vec3 rng_vec3(double scale)
 {
@@ -577,7 +579,7 @@ Test(checkpoint, another_scene_is_refused)
 /* Rewrite one section of a saved checkpoint (the CRC is recomputed: only the loader's own
  * checks can catch these). */
 /* Bytes of a contact record before its cells (docs/checkpoint.md). */
-#define RECORD 412
+#define RECORD (412 + 12 * 8) /* the fixed part and the growing leg (version 4) */
 
 static void bad_body_index(ldem_section *s)
 {
@@ -610,7 +612,7 @@ static void wall_out_of_range(ldem_section *s)
     for (int k = 0; k < 6; k++) {
         uint32_t ncells = ldem_get_u32le(s->data + at + 28);
         uint32_t nsprings = ldem_get_u32le(s->data + at + 24);
-        at += RECORD + 24 * (size_t)ncells + 28 * (size_t)nsprings;
+        at += RECORD + CELL_BYTES * (size_t)ncells + 28 * (size_t)nsprings;
     }
     cr_assert_eq(ldem_get_u32le(s->data + at + 4), LDEM_WALL_BIT);
     ldem_put_u32le(s->data + at + 4, LDEM_WALL_BIT | 2);
@@ -623,12 +625,12 @@ static void nan_history_cell(ldem_section *s)
         at += RECORD + 28 * (size_t)ldem_get_u32le(s->data + at + 24);
     ldem_put_f64le(s->data + at + RECORD + 8, NAN);
 }
-/* The first contact with at least `cells` cells (values of 3 doubles: no force cache). */
+/* The first contact with at least `cells` cells (no force cache). */
 static size_t contact_with_cells(const ldem_section *s, uint32_t cells)
 {
     size_t at = 0;
     while (ldem_get_u32le(s->data + at + 28) < cells) {
-        at += RECORD + 24 * (size_t)ldem_get_u32le(s->data + at + 28) +
+        at += RECORD + CELL_BYTES * (size_t)ldem_get_u32le(s->data + at + 28) +
               28 * (size_t)ldem_get_u32le(s->data + at + 24);
         cr_assert_lt(at, s->length, "no contact with %u history cells", cells);
     }
@@ -643,7 +645,7 @@ static void top_level_off_the_approach(ldem_section *s)
 static void levels_not_falling(ldem_section *s)
 {
     size_t at = contact_with_cells(s, 2) + RECORD;
-    ldem_put_f64le(s->data + at + 24, ldem_get_f64le(s->data + at));
+    ldem_put_f64le(s->data + at + CELL_BYTES, ldem_get_f64le(s->data + at));
 }
 
 static void nan_normal_force(ldem_section *s)
@@ -986,5 +988,5 @@ Test(checkpoint, modal_scene_changes_are_refused)
     wf_patch_section(path, bad, "MODL", empty_payload);
     expect_modal_load_error(bad, "'MODL' holds 0 bytes");
     wf_patch_section(path, bad, "CKPT", old_version);
-    expect_modal_load_error(bad, "checkpoint version 1 (this build reads 3)");
+    expect_modal_load_error(bad, "checkpoint version 1 (this build reads 3 and 4)");
 }

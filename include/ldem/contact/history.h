@@ -18,8 +18,10 @@
  * the front (each contact's stack contiguous, top first) so a pool that is mostly free can
  * shrink. Indices change on compaction, so the caller passes every contact's head.
  *
- * Storage is split so that a cell costs 28 bytes: {base, wx, wy} as 24 bytes plus a 32-bit
- * link; with the optional force cache (Kuhn's, here N at the base) it is 36 bytes.
+ * Storage is split so that the walk down a stack, which reads levels and slopes only, streams
+ * 24-byte cells: {base, wx, wy}, a 32-bit link and a byte saying whether lossless compression
+ * merged legs into the cell (read only when a step pushes), so a cell costs 29 bytes; with the
+ * optional force cache (Kuhn's, here N at the base) it is 37 bytes.
  */
 #ifndef LDEM_CONTACT_HISTORY_H
 #define LDEM_CONTACT_HISTORY_H
@@ -42,6 +44,9 @@ typedef struct ldem_history_cell {
 typedef struct ldem_history_pool {
     ldem_history_cell *cell;  /* capacity entries; cell[0] unused */
     uint32_t *next;           /* link to the cell below (or the next free cell); 0 = none */
+    uint8_t *merged;          /* per cell: 1 when lossless compression merged legs into it
+                               * (docs/jager.md, "Lossless compression"), 0 for a leg the
+                               * exact history holds as it is */
     double *force;            /* N(base) per cell when cache_force, else NULL */
     uint32_t capacity;        /* number of slots including the unused slot 0 */
     uint32_t free_head;       /* first free cell, 0 if none */
@@ -55,7 +60,7 @@ int ldem_history_pool_init(ldem_history_pool *pool, uint32_t initial_cells, bool
                            ldem_err *err);
 void ldem_history_pool_free(ldem_history_pool *pool);
 
-/* Bytes one cell occupies (28, or 36 with the force cache). */
+/* Bytes one cell occupies (29, or 37 with the force cache). */
 size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool);
 
 /* Take a free cell (growing the pool when needed) and link it above `below` (0 for an empty

@@ -11,7 +11,9 @@
  * State: a few doubles per contact plus a stack of history cells, the top two held in the
  * contact itself and the rest in a pool shared by all contacts (ldem/contact/history.h; why
  * the top two: below, at ldem_jager_contact). A contact that is all zeros
- * (ldem_jager_contact_init) is unloaded and not in contact.
+ * (ldem_jager_contact_init) is unloaded and not in contact. The invariants of the state and
+ * the lossless compression of the stack (legs that agree to rounding are one leg; no force
+ * changes by more than 5e-13 μN) are in docs/jager.md.
  *
  * Energy (opt-in, params.track_energy, off after ldem_jager_params_init because it doubles the
  * cost of a slip step): the stored tangential elastic energy is the energy
@@ -43,7 +45,18 @@ typedef struct ldem_jager_params {
     double beta;          /* Kuhn §3.1 approximation: merge adjacent elastic legs whose slopes
                            * differ by less than beta·mu (0 = exact; typical 0.1–0.2) */
     bool track_energy;    /* accumulate dissipated work: a Gauss quadrature per slipped leg */
+    bool full_history;    /* keep every leg: no lossless compression (to measure what it
+                           * saves; false, the default, merges legs as docs/jager.md proves
+                           * harmless) */
 } ldem_jager_params;
+
+/* Lossless compression's tolerance ε: merged legs keep every spring of the contact within
+ * ε·μ·z (z its level) of where the uncompressed history puts it, which bounds the change of
+ * any later tangential force by ε/2 · μN in collinear histories (docs/jager.md). */
+#define LDEM_JAGER_LOSSLESS_TOLERANCE 1e-12
+
+/* Flags of ldem_jager_step_pair. */
+enum { LDEM_JAGER_ENERGY = 1u, LDEM_JAGER_FULL_HISTORY = 2u };
 
 /* The stack's top cells are held in the contact itself, the rest in the pool. A DEM step
  * almost always swallows the top slip cell and finds its slip front in the cell below, then
@@ -56,6 +69,25 @@ typedef struct ldem_jager_params {
  * moves nothing back from the pool, so `nheld` may be below both 2 and `length`. */
 enum { LDEM_JAGER_HELD = 2 };
 
+/* The leg lossless compression is growing (docs/jager.md, "Lossless compression"): merged from
+ * consecutive pristine legs, the one below the top or the top itself. Its slope is the chord
+ * from its base to its top, kept as the compensated sum of the merged legs' displacements, so
+ * that a million merges do not drift it; the disc is where the slope may still go without a
+ * merged junction leaving the tolerance. Only elastic pushes grow it: any other step ends it
+ * (active = 0), and the leg then stays as it is. */
+typedef struct ldem_jager_chain {
+    double base;          /* the leg's bottom level */
+    double rise[2];       /* Σ w_k Δz_k of its legs: the scaled displacement across it */
+    float rise_lo[2];     /* the rounding error of that sum (rise + rise_lo is the sum) */
+    float offset[2];      /* the disc's centre minus the leg's slope, rounded */
+    float radius;         /* the disc's radius, rounded down */
+    uint32_t active;      /* 1 while the leg can grow */
+    double n_base;        /* N(base) */
+    double t_below[2];    /* the force of the legs below: T = t_below + w (N(d) − n_base), set
+                           * anew at each merge rather than corrected, which a million merges
+                           * would drift */
+} ldem_jager_chain;
+
 typedef struct ldem_jager_contact {
     double d;             /* current approach; ≤ 0 means not in contact */
     double s[2];          /* last total tangential displacement (contact frame) */
@@ -65,11 +97,14 @@ typedef struct ldem_jager_contact {
     ldem_history_cell held[LDEM_JAGER_HELD]; /* the top nheld cells: the top in
                                               * held[held_top], the next in the other slot
                                               * (the force cache covers pooled cells only) */
+    ldem_jager_chain chain;
     uint32_t nheld;       /* cells held here (0..LDEM_JAGER_HELD) */
     uint32_t top;         /* pool index of the cell below the held ones; 0 = none */
     uint32_t length;      /* number of cells in the stack, held and pooled */
     uint32_t held_top;    /* 0 or 1: a push writes the free slot and flips it, a pop flips
                            * it back, so held cells never move */
+    uint8_t held_merged[LDEM_JAGER_HELD]; /* the held cells' `merged` flags, slot by slot
+                                           * (ldem_history_pool) */
 } ldem_jager_contact;
 
 /* A walk over a contact's cells, top first, without changing them:
@@ -96,12 +131,13 @@ void ldem_jager_contact_init(ldem_jager_contact *c);
 int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
                     ldem_jager_contact *c, double d1, const double ds[2]);
 
-/* ldem_jager_step with the parameters {*pair, mu, beta, track_energy} given apart, bit for
- * bit: a caller that keeps the pair elsewhere (a DEM contact, in its record) need not copy it
- * into a ldem_jager_params every step. */
-int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta,
-                         bool track_energy, ldem_history_pool *pool, ldem_jager_contact *c,
-                         double d1, const double ds[2]);
+/* ldem_jager_step with the parameters {*pair, mu, beta, flags & LDEM_JAGER_ENERGY,
+ * flags & LDEM_JAGER_FULL_HISTORY} given apart, bit for bit: a caller that keeps the pair
+ * elsewhere (a DEM contact, in its record) need not copy it into a ldem_jager_params every
+ * step. */
+int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
+                         ldem_history_pool *pool, ldem_jager_contact *c, double d1,
+                         const double ds[2]);
 
 /* The same, given the total tangential displacement s1 instead of the increment. */
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,

@@ -43,6 +43,7 @@ typedef struct ldem_scene_contact {
     int law;                          /* enum ldem_law */
     double friction;                  /* < 0: the mean of the two materials' friction */
     double beta;
+    bool full_history;                /* hertz-jager `history: full`: no lossless compression */
     double kn, ks;                    /* linear law */
     double damping;                   /* Hertz laws: normal damping ratio ζ, 0 = none */
     long line;

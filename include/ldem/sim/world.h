@@ -58,6 +58,7 @@ typedef struct ldem_pair_law {
     double E, nu;        /* effective elastic constants for Hertz */
     double mu;           /* friction coefficient (0 for frictionless) */
     double beta;         /* Jäger approximation parameter (Kuhn §3.1), 0 = exact */
+    bool full_history;   /* Jäger: keep every leg (no lossless compression) */
     double kn, ks;       /* linear law: normal stiffness per unit penetration (force/length)
                           * and tangential stiffness, per node */
     double damping;      /* Hertz laws: normal damping ratio ζ on the tangent stiffness and
