@@ -361,6 +361,7 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
     /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
      * must fall strictly from d down to above 0 for the stack to mean what the file says. */
     double above = r->ncells ? c->law_state.jager.d : 0.0;
+    const double mu = w->laws[c->law].mu;
     for (uint32_t q = 0; q < r->ncells; q++) {
         if ((rc = contact_f64s(cur, k, "history cell", cell, plain)))
             return rc;
@@ -375,6 +376,12 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
             return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
                                "must fall from the approach %.17g down to above 0",
                                (unsigned long long)k, q, cell[0], c->law_state.jager.d);
+        /* |w| ≤ μ, which the slip front's search relies on (docs/jager.md §2): the law's own
+         * slopes exceed it by rounding only */
+        if (cell[1] * cell[1] + cell[2] * cell[2] > mu * mu * (1 + 1e-12))
+            return cursor_fail(cur, "contact %llu: history cell %u has slope |w| = %.17g "
+                               "above the friction coefficient %.17g",
+                               (unsigned long long)k, q, hypot(cell[1], cell[2]), mu);
         above = cell[0];
     }
     if ((rc = contact_need(cur, k, "linear-law springs", c->nsprings, SPRING_BYTES)))

@@ -41,6 +41,8 @@
 #define D_REF 1e-6
 /* A history cell in the file without the force cache: z, wx, wy and the merged flag. */
 #define CELL_BYTES (4u * 8u)
+/* A contact record's fixed part and its growing leg (version 4). */
+#define RECORD (412 + 12 * 8)
 
 static ldem_vec3 rng_vec3(double scale)
 {
@@ -550,6 +552,79 @@ Test(checkpoint, flipped_byte_in_every_section)
     free(d);
 }
 
+/* ---- version 3 files (before lossless compression's state) ---- */
+
+static void header_to_version_3(ldem_section *s)
+{
+    ldem_put_u32le(s->data, 3);
+    ldem_put_u32le(s->data + 4, ldem_get_u32le(s->data + 4) - 1); /* no merged flag */
+}
+
+/* Each contact record without its growing leg (12 values after the law state) and each cell
+ * without its merged flag (no force cache here: z, wx, wy, merged). */
+static void contacts_to_version_3(ldem_section *s)
+{
+    unsigned char *out = malloc(s->length ? s->length : 1);
+    cr_assert(out);
+    size_t at = 0, put = 0;
+    while (at < s->length) {
+        uint32_t nsprings = ldem_get_u32le(s->data + at + 24);
+        uint32_t ncells = ldem_get_u32le(s->data + at + 28);
+        memcpy(out + put, s->data + at, 412);
+        put += 412, at += RECORD;
+        for (uint32_t q = 0; q < ncells; q++, at += CELL_BYTES, put += 24)
+            memcpy(out + put, s->data + at, 24);
+        memcpy(out + put, s->data + at, 28 * (size_t)nsprings);
+        put += 28 * (size_t)nsprings, at += 28 * (size_t)nsprings;
+    }
+    free(s->data);
+    s->data = out;
+    s->length = put;
+}
+
+Test(checkpoint, version_3_loads_with_cells_marked_merged)
+{
+    char dir[512], path[600], mid[620], old[620];
+    tmp_dir(dir, sizeof dir, "version3");
+    snprintf(path, sizeof path, "%s/run.ldc", dir);
+    snprintf(mid, sizeof mid, "%s/mid.ldc", dir);
+    snprintf(old, sizeof old, "%s/v3.ldc", dir);
+    ldem_world a, b;
+    jager_world(&a, 100);
+    save_ok(path, &a, NULL);
+    wf_patch_section(path, mid, "CKPT", header_to_version_3);
+    wf_patch_section(mid, old, "CONT", contacts_to_version_3);
+    jager_world(&b, 200);
+    load_ok(old, &b, NULL);
+    uint32_t cells = 0;
+    for (size_t k = 0; k < a.ncontacts; k++) {
+        assert_stacks_equal(&a, &b, k);
+        const ldem_jager_contact *j = &b.contacts[k].law_state.jager;
+        cr_assert_eq(j->chain.active, 0u, "contact %zu: a version-3 leg does not grow", k);
+        const ldem_history_pool *pool = &b.pools[b.contacts[k].shard];
+        for (ldem_jager_cursor q = ldem_jager_first(pool, j); q.cell; ldem_jager_next(pool, &q)) {
+            uint8_t merged = q.pool_index ? pool->merged[q.pool_index]
+                                          : j->held_merged[j->held_top ^ q.position];
+            cr_assert_eq(merged, 1, "contact %zu: a version-3 cell is restored merged", k);
+            cells++;
+        }
+    }
+    cr_assert_gt(cells, 0u);
+    /* Compressing less is lossless: the same further histories give the same forces. */
+    drive_jager(&a, 30, 300);
+    drive_jager(&b, 30, 300);
+    for (size_t k = 0; k < a.ncontacts; k++) {
+        const ldem_jager_contact *ja = &a.contacts[k].law_state.jager;
+        const ldem_jager_contact *jb = &b.contacts[k].law_state.jager;
+        double mun = 0.3 * fmax(ja->n, 1e-300);
+        cr_assert_eq(ja->n, jb->n);
+        cr_assert_leq(hypot(ja->t[0] - jb->t[0], ja->t[1] - jb->t[1]), 1e-12 * mun,
+                      "contact %zu: T differs after a version-3 restart", k);
+    }
+    ldem_world_free(&a);
+    ldem_world_free(&b);
+}
+
 Test(checkpoint, another_scene_is_refused)
 {
     char dir[512], path[600];
@@ -579,7 +654,6 @@ Test(checkpoint, another_scene_is_refused)
 /* Rewrite one section of a saved checkpoint (the CRC is recomputed: only the loader's own
  * checks can catch these). */
 /* Bytes of a contact record before its cells (docs/checkpoint.md). */
-#define RECORD (412 + 12 * 8) /* the fixed part and the growing leg (version 4) */
 
 static void bad_body_index(ldem_section *s)
 {
@@ -648,6 +722,13 @@ static void levels_not_falling(ldem_section *s)
     ldem_put_f64le(s->data + at + CELL_BYTES, ldem_get_f64le(s->data + at));
 }
 
+static void slope_above_mu(ldem_section *s)
+{
+    size_t at = contact_with_cells(s, 1) + RECORD;
+    ldem_put_f64le(s->data + at + 8, 0.31); /* mu = 0.3 */
+    ldem_put_f64le(s->data + at + 16, 0.0);
+}
+
 static void nan_normal_force(ldem_section *s)
 {
     /* the first contact's fn.y: after nine u32, the frame, normal, point, overlap, r1, r2 */
@@ -686,6 +767,7 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CONT", nan_normal_force, "contact 0: normal force: value 1 is nan"},
         {"CONT", top_level_off_the_approach, "history cell 0 has level"},
         {"CONT", levels_not_falling, "history cell 1 has level"},
+        {"CONT", slope_above_mu, "above the friction coefficient"},
         {"CONT", trailing_byte, "unexpected bytes"},
         {"BODS", nan_velocity, "body 2: value 3"},
         {"BODS", short_bodies, "1240 bytes for 6 bodies (expected 1248)"},

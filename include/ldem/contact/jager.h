@@ -97,7 +97,6 @@ typedef struct ldem_jager_contact {
     ldem_history_cell held[LDEM_JAGER_HELD]; /* the top nheld cells: the top in
                                               * held[held_top], the next in the other slot
                                               * (the force cache covers pooled cells only) */
-    ldem_jager_chain chain;
     uint32_t nheld;       /* cells held here (0..LDEM_JAGER_HELD) */
     uint32_t top;         /* pool index of the cell below the held ones; 0 = none */
     uint32_t length;      /* number of cells in the stack, held and pooled */
@@ -105,6 +104,7 @@ typedef struct ldem_jager_contact {
                            * it back, so held cells never move */
     uint8_t held_merged[LDEM_JAGER_HELD]; /* the held cells' `merged` flags, slot by slot
                                            * (ldem_history_pool) */
+    ldem_jager_chain chain; /* last: only a push that may merge reads it */
 } ldem_jager_contact;
 
 /* A walk over a contact's cells, top first, without changing them:
