@@ -328,6 +328,22 @@ Test(scene, set_values_are_validated)
     expect_error(&err, "--set", 0, (const char *[]){"contacts.1.damping: does not apply to "
                                                     "model linear", NULL});
 
+    const char *history_linear[] = {"contacts.1.history=full"};
+    err = load_fail(SCENES "full.yaml", 1, history_linear);
+    expect_error(&err, "--set", 0, (const char *[]){"contacts.1.history: does not apply to "
+                                                    "model linear", NULL});
+
+    const char *history_what[] = {"contacts.0.history=lossy"};
+    err = load_fail(SCENES "full.yaml", 1, history_what);
+    expect_error(&err, "--set", 0, (const char *[]){"contacts.0.history: expected compressed or "
+                                                    "full, got 'lossy'", NULL});
+
+    const char *full_history[] = {"contacts.0.history=full"};
+    ldem_scene fh;
+    load_ok(&fh, SCENES "full.yaml", 1, full_history);
+    cr_assert(fh.contacts[0].full_history && !fh.contacts[2].full_history);
+    ldem_scene_free(&fh);
+
     const char *overdamped[] = {"contacts.2.damping=1.5"};
     err = load_fail(SCENES "full.yaml", 1, overdamped);
     expect_error(&err, "--set", 0, (const char *[]){"contacts.2.damping", "1.5", NULL});
