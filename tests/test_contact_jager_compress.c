@@ -321,3 +321,22 @@ Test(contact_jager_compress, leg_grown_on_a_flat_leg_matches_closed_form)
     cr_assert_eq(r.c.t[1], 0.0);
     run_free(&r);
 }
+
+Test(contact_jager_compress, front_rounding_onto_a_cell_bottom_leaves_no_zero_width)
+{
+    /* At a constant approach of 1 µm: slide by s = μκ·1 nm (a slip cell 1 nm deep), then back
+     * by 2s(1 − 2e-15). The reverse front lands at depth 1 nm·(1 − 2e-15) in that slip cell,
+     * and d − depth rounds to the cell's bottom: the law used to leave the cell there with zero
+     * width, and the checkpoint loader refused the stack. Now the cell is swallowed. */
+    for (int full = 0; full < 2; full++) {
+        pair_run r;
+        run_init(&r, &CF_GLASS, 0.0, full);
+        cf_consts k = cf_consts_of(&CF_GLASS);
+        const double d = D_REF, s = k.mu * k.kappa * 1e-9;
+        move(&r, d, (double[2]){0, 0});
+        move(&r, d, (double[2]){s, 0});
+        move(&r, d, (double[2]){s - 2 * s * (1 - 2e-15), 0});
+        cf_check_stack(&r.p, &r.pool, &r.c, 1e-12); /* levels rise strictly to d */
+        run_free(&r);
+    }
+}

@@ -372,7 +372,11 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
                 return cursor_fail(cur, "contact %llu: history cell %u: merged flag %g (0 or 1)",
                                    (unsigned long long)k, q, merged);
         }
-        if (q == 0 ? cell[0] != above : !(cell[0] < above) || !(cell[0] > 0.0))
+        /* Version 3's law could leave a cell without width (a slip front landing on a
+         * cell's bottom to within rounding): its levels need only not rise, and the restore
+         * drops such cells, which hold no displacement and no force. */
+        bool falls = has_merge_state(h) ? cell[0] < above : cell[0] <= above;
+        if (q == 0 ? cell[0] != above : !falls || !(cell[0] > 0.0))
             return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
                                "must fall from the approach %.17g down to above 0",
                                (unsigned long long)k, q, cell[0], c->law_state.jager.d);
@@ -582,7 +586,8 @@ static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
 /* Rebuild a Jäger stack from its cells (top to bottom in the file, each with its top level):
  * the pooled ones bottom first, each cell's base being the top level of the one pushed
  * before, then the held ones, as the saved contact held them. The forces the file may list
- * are N at the levels, which the pool recomputes. */
+ * are N at the levels, which the pool recomputes. A version-3 cell without width is left
+ * out (read_contact). */
 static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, const header *h)
 {
     ldem_history_pool *pool = &w->pools[c->shard];
@@ -598,9 +603,14 @@ static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, c
         ldem_history_cell cell = {base, {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)}};
         /* version 3 knew nothing of merging: marked merged, such a cell takes equal slopes only */
         uint8_t merged = has_merge_state(h) ? (uint8_t)ldem_get_f64le(p + 8u * (nvalues - 1)) : 1;
+        if (ldem_get_f64le(p) == base)
+            continue;
         if (q < r->held) {
+            /* the top in held[0] (held_top 0) unless a version-3 top without width was
+             * left out, which leaves the next one on top in held[1] */
             j->held[q] = cell;
             j->held_merged[q] = merged;
+            j->held_top = q;
             j->nheld++;
         } else {
             uint32_t i = ldem_history_push(pool, j->top);

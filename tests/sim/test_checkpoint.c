@@ -582,6 +582,23 @@ static void contacts_to_version_3(ldem_section *s)
     s->length = put;
 }
 
+/* In a version-3 CONT section: the first contact with at least 3 cells gets a second cell
+ * without width (its top level set to the level of the cell below it). */
+static size_t zero_width_contact;
+static void zero_width_in_version_3(ldem_section *s)
+{
+    size_t at = 0, k = 0;
+    while (ldem_get_u32le(s->data + at + 28) < 3) {
+        at += 412 + 24 * (size_t)ldem_get_u32le(s->data + at + 28) +
+              28 * (size_t)ldem_get_u32le(s->data + at + 24);
+        k++;
+        cr_assert_lt(at, s->length, "no contact with 3 history cells");
+    }
+    zero_width_contact = k;
+    unsigned char *cells = s->data + at + 412;
+    ldem_put_f64le(cells + 24, ldem_get_f64le(cells + 48));
+}
+
 Test(checkpoint, version_3_loads_with_cells_marked_merged)
 {
     char dir[512], path[600], mid[620], old[620];
@@ -610,6 +627,26 @@ Test(checkpoint, version_3_loads_with_cells_marked_merged)
         }
     }
     cr_assert_gt(cells, 0u);
+
+    /* Version 3's law could leave a cell without width; such a file loads, without it. */
+    char flat[620];
+    snprintf(flat, sizeof flat, "%s/v3-zero-width.ldc", dir);
+    wf_patch_section(old, flat, "CONT", zero_width_in_version_3);
+    ldem_world c3;
+    jager_world(&c3, 300);
+    load_ok(flat, &c3, NULL);
+    size_t k3 = zero_width_contact;
+    cr_assert_eq(c3.contacts[k3].law_state.jager.length, a.contacts[k3].law_state.jager.length - 1,
+                 "the cell without width is left out");
+    double above = c3.contacts[k3].law_state.jager.d;
+    const ldem_history_pool *p3 = &c3.pools[c3.contacts[k3].shard];
+    for (ldem_jager_cursor q = ldem_jager_first(p3, &c3.contacts[k3].law_state.jager); q.cell;
+         ldem_jager_next(p3, &q)) {
+        cr_assert_lt(q.cell->base, above, "levels fall strictly after the restore");
+        above = q.cell->base;
+    }
+    ldem_world_free(&c3);
+
     /* Compressing less is lossless: the same further histories give the same forces. */
     drive_jager(&a, 30, 300);
     drive_jager(&b, 30, 300);
