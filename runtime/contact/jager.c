@@ -168,9 +168,10 @@ void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c)
 /* Lossless compression (jager_compress.h): offer the top leg to the one below until they stay
  * apart. The top's top level is d. The carried T follows the stack's Σ w ΔN, which a merge
  * changes within the tolerance's bound: left alone, those changes would add up merge after
- * merge, since later steps change T by what the merged stack says. */
-static inline void compress_top(double mu, double cn, ldem_history_pool *pool,
-                                ldem_jager_contact *c)
+ * merge, since later steps change T by what the merged stack says. Out of line: the hot path
+ * only asks compress_top's cheap question. */
+static __attribute__((noinline)) void merge_top(double mu, double cn, ldem_history_pool *pool,
+                                                ldem_jager_contact *c)
 {
     const double tol = LDEM_JAGER_LOSSLESS_TOLERANCE * mu;
     while (c->length >= 2) {
@@ -203,6 +204,28 @@ static inline void compress_top(double mu, double cn, ldem_history_pool *pool,
         *ma = merged;
         pop_cell(pool, c);
     }
+}
+
+/* After a push: may the top leg merge? A push leaves at least the top held, and most often
+ * the leg below too, so the question rarely reaches the pool. */
+static inline void compress_top(double mu, double cn, ldem_history_pool *pool,
+                                ldem_jager_contact *c)
+{
+    if (c->length < 2)
+        return;
+    const uint32_t t = c->held_top;
+    const ldem_history_cell *b = &c->held[t], *a;
+    uint8_t ma;
+    if (c->nheld == 2) {
+        a = &c->held[t ^ 1];
+        ma = c->held_merged[t ^ 1];
+    } else {
+        a = &pool->cell[c->top];
+        ma = pool->merged[c->top];
+    }
+    if (ldem__jager_may_merge(LDEM_JAGER_LOSSLESS_TOLERANCE * mu, a->base, b->base, c->d, a->w,
+                              ma, b->w, c->held_merged[t], &c->chain))
+        merge_top(mu, cn, pool, c);
 }
 
 /* Kuhn §3.1: after an elastic push, merge the top with the elastic cell below while their
