@@ -241,15 +241,22 @@ static void merge_elastic_legs(const ldem_jager_params *p, ldem_history_pool *po
         ldem_history_cell *below = second_cell(pool, c);
         const double *wt = top->w, *wb = below->w;
         double dx = wt[0] - wb[0], dy = wt[1] - wb[1];
-        if (wb[0] * wb[0] + wb[1] * wb[1] >= elastic * elastic || dx * dx + dy * dy >= limit * limit)
+        if (!(wb[0] * wb[0] + wb[1] * wb[1] < elastic * elastic) ||
+            !(dx * dx + dy * dy < limit * limit))
             return;
         ldem_jager_cursor k = ldem_jager_first(pool, c);
         double nb = ldem_jager_cell_force(p, pool, &k); /* N at the top's and below's bases */
         ldem_jager_next(pool, &k);
         double nt = c->n, n0 = ldem_jager_cell_force(p, pool, &k);
-        double span = nt - n0;
-        double w[2] = {(wt[0] * (nt - nb) + wb[0] * (nb - n0)) / span,
-                       (wt[1] * (nt - nb) + wb[1] * (nb - n0)) / span};
+        double span = nt - n0, hi = nt - nb, lo = nb - n0;
+        if (!(span > 0)) {
+            /* Legs a few ulps of the approach deep, over which N does not change in double:
+             * no force to keep, so weight by level, which keeps the displacement (0/0 had
+             * made the slope NaN, which the merge test then let through, cell after cell). */
+            const double zt = c->d, zb = top->base, z0 = below->base;
+            span = zt - z0, hi = zt - zb, lo = zb - z0;
+        }
+        double w[2] = {(wt[0] * hi + wb[0] * lo) / span, (wt[1] * hi + wb[1] * lo) / span};
         /* the merged cell keeps below's base and, once the top is popped, reaches d */
         below->w[0] = w[0];
         below->w[1] = w[1];
