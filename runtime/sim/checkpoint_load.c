@@ -310,16 +310,29 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, uint32_t nvalu
         return rc;
     r->cells = cur->p + cur->pos;
     double cell[4];
-    /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
-     * must fall strictly from d down to above 0 for the stack to mean what the file says. */
-    double above = r->ncells ? c->law_state.jager.d : 0.0;
+    /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the first
+     * level must be d. Below it the levels are what the law leaves: they never rise and stay
+     * above 0 (the bottom cell's base, 0, is not listed). They need not fall strictly: a slip
+     * front that lands on a cell's base to within rounding leaves that cell with zero width
+     * (its level equals the one below), which holds no displacement and no force, and which
+     * the law swallows as soon as a front reaches it (docs/checkpoint.md). */
+    double above = c->law_state.jager.d;
     for (uint32_t q = 0; q < r->ncells; q++) {
         if ((rc = contact_f64s(cur, k, "history cell", cell, nvalues)))
             return rc;
-        if (q == 0 ? cell[0] != above : !(cell[0] < above) || !(cell[0] > 0.0))
-            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
-                               "must fall from the approach %.17g down to above 0",
-                               (unsigned long long)k, q, cell[0], c->law_state.jager.d);
+        if (q == 0 && cell[0] != above)
+            return cursor_fail(cur, "contact %llu: history cell 0 has level %.17g, not the "
+                               "approach %.17g (the top cell reaches up to the approach)",
+                               (unsigned long long)k, cell[0], above);
+        if (!(cell[0] <= above))
+            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g, above the "
+                               "level %.17g of the cell above it (levels never rise down a "
+                               "stack)",
+                               (unsigned long long)k, q, cell[0], above);
+        if (!(cell[0] > 0.0))
+            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g (a stack's "
+                               "levels, and the approach it starts from, are above 0)",
+                               (unsigned long long)k, q, cell[0]);
         above = cell[0];
     }
     if ((rc = contact_need(cur, k, "linear-law springs", c->nsprings, SPRING_BYTES)))
