@@ -376,10 +376,18 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
          * cell's bottom to within rounding): its levels need only not rise, and the restore
          * drops such cells, which hold no displacement and no force. */
         bool falls = has_merge_state(h) ? cell[0] < above : cell[0] <= above;
-        if (q == 0 ? cell[0] != above : !falls || !(cell[0] > 0.0))
+        if (q == 0 && cell[0] != above)
+            return cursor_fail(cur, "contact %llu: history cell 0 has level %.17g, not the "
+                               "approach %.17g (the top cell reaches up to the approach)",
+                               (unsigned long long)k, cell[0], above);
+        if (q > 0 && !falls)
             return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
                                "must fall from the approach %.17g down to above 0",
                                (unsigned long long)k, q, cell[0], c->law_state.jager.d);
+        if (!(cell[0] > 0.0))
+            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g (a stack's "
+                               "levels, and the approach it starts from, are above 0)",
+                               (unsigned long long)k, q, cell[0]);
         /* |w| ≤ μ, which the slip front's search relies on (docs/jager.md §2): the law's own
          * slopes exceed it by rounding only */
         if (cell[1] * cell[1] + cell[2] * cell[2] > mu * mu * (1 + 1e-12))

@@ -443,6 +443,93 @@ Test(checkpoint, linear_springs_round_trip)
     ldem_world_free(&b);
 }
 
+/* Issue 33: a slip front that landed on a cell's base to within rounding used to leave that
+ * cell with zero width (its base the base of the slip cell pushed above it), and the loader,
+ * which wants levels falling strictly, refused the checkpoint ("history cell 2 has level …;
+ * levels must fall from the approach …"). The law now swallows such a cell
+ * (test_checkpoint_jager_law.c); the loader keeps checking exactly that. Two stacks: the one
+ * the law builds in three moves at a constant approach of 1 µm (load, slide by s = μκ·1 nm,
+ * slide back by 2s(1 − 2e-15): the front lands at depth 1 nm·(1 − 2e-15) in the 1 nm slip
+ * cell, d − depth rounds to that cell's base), which must round-trip and continue bit for bit
+ * without a zero-width cell; and the stack the old law left, built by hand, which a version-4
+ * file must not hold (version-3 files with it load without the cell: version_3_loads_…). */
+static void expect_load_error(const char *path, int code, const char *needle);
+
+static uint32_t zero_width_cells(const ldem_world *w, size_t k)
+{
+    const ldem_contact *c = &w->contacts[k];
+    const ldem_history_pool *pool = &w->pools[c->shard];
+    uint32_t n = 0;
+    double above = c->law_state.jager.d;
+    for (ldem_jager_cursor q = ldem_jager_first(pool, &c->law_state.jager); q.cell;
+         ldem_jager_next(pool, &q)) {
+        n += q.cell->base >= above;
+        above = q.cell->base;
+    }
+    return n;
+}
+
+Test(checkpoint, front_on_a_cell_base_round_trips_and_zero_width_is_refused)
+{
+    char dir[512], path[600];
+    tmp_dir(dir, sizeof dir, "zero-width");
+    snprintf(path, sizeof path, "%s/run.ldc", dir);
+    ldem_world a;
+    build_world(&a, LDEM_LAW_HERTZ_JAGER, NBODIES);
+    randomize_state(&a, 40);
+    add_contacts(&a, 1);
+    ldem_contact *c = &a.contacts[0];
+    ldem_history_pool *pool = &a.pools[c->shard];
+    ldem_jager_params p = jager_params(c);
+    const double d = D_REF, s = p.mu * p.pair.kappa * 1e-9;
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){0, 0}), LDEM_OK);
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){s, 0}), LDEM_OK);
+    double back = s - 2 * s * (1 - 2e-15);
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){back, 0}),
+                 LDEM_OK);
+    cr_assert_eq(zero_width_cells(&a, 0), 0u, "the law left a cell without width");
+    save_ok(path, &a, NULL);
+    ldem_world b;
+    build_world(&b, LDEM_LAW_HERTZ_JAGER, NBODIES);
+    load_ok(path, &b, NULL);
+    assert_worlds_equal(&a, &b, LDEM_LAW_HERTZ_JAGER);
+    drive_jager(&a, 20, 41);
+    drive_jager(&b, 20, 41);
+    assert_worlds_equal(&a, &b, LDEM_LAW_HERTZ_JAGER);
+    ldem_world_free(&a);
+    ldem_world_free(&b);
+
+    /* The old law's stack by hand: the slip cell from the base b up to d, the cell of zero
+     * width at b, the bottom cell from 0, the top two held in the contact. */
+    build_world(&a, LDEM_LAW_HERTZ_JAGER, NBODIES);
+    randomize_state(&a, 40);
+    add_contacts(&a, 1);
+    c = &a.contacts[0];
+    pool = &a.pools[c->shard];
+    ldem_jager_contact *j = &c->law_state.jager;
+    const double base = d - 1e-9;
+    uint32_t bottom = ldem_history_push(pool, 0);
+    cr_assert_neq(bottom, 0u);
+    pool->cell[bottom] = (ldem_history_cell){0.0, {0.0, 0.0}};
+    pool->merged[bottom] = 0;
+    j->top = bottom;
+    j->held[1] = (ldem_history_cell){base, {p.mu, 0.0}};
+    j->held[0] = (ldem_history_cell){base, {-p.mu, 0.0}};
+    j->held_merged[0] = j->held_merged[1] = 0;
+    j->chain.active = 0;
+    j->held_top = 0;
+    j->nheld = 2;
+    j->length = 3;
+    j->d = d;
+    j->n = ldem_hertz_force(&p.pair, d);
+    j->s[0] = back, j->s[1] = 0.0;
+    ldem_jager_force_from_stack(&p, pool, j, j->t);
+    cr_assert_eq(zero_width_cells(&a, 0), 1u);
+    save_ok(path, &a, NULL);
+    expect_load_error(path, LDEM_ERR_INPUT, "history cell 2 has level");
+    ldem_world_free(&a);
+}
+
 /* A world with no contacts, no list yet and no frames: the absent parts stay absent. */
 Test(checkpoint, empty_parts)
 {
@@ -755,10 +842,28 @@ static void top_level_off_the_approach(ldem_section *s)
 }
 static void levels_not_falling(ldem_section *s)
 {
+    /* cell 1 as high as cell 0: a cell without width, which the law never leaves */
     size_t at = contact_with_cells(s, 2) + RECORD;
     ldem_put_f64le(s->data + at + CELL_BYTES, ldem_get_f64le(s->data + at));
 }
-
+static void level_rising(ldem_section *s)
+{
+    /* cell 1 reaching above the approach, where cell 0 ends */
+    size_t at = contact_with_cells(s, 2) + RECORD;
+    ldem_put_f64le(s->data + at + CELL_BYTES, 1.5 * ldem_get_f64le(s->data + at));
+}
+static void level_not_positive(ldem_section *s)
+{
+    size_t at = contact_with_cells(s, 3) + RECORD;
+    ldem_put_f64le(s->data + at + 2 * CELL_BYTES, 0.0);
+}
+static void approach_not_positive(ldem_section *s)
+{
+    /* d (law state value 0) and the top level with it: a stack under no approach */
+    size_t at = contact_with_cells(s, 1);
+    ldem_put_f64le(s->data + at + 332, -1e-9);
+    ldem_put_f64le(s->data + at + RECORD, -1e-9);
+}
 static void slope_above_mu(ldem_section *s)
 {
     size_t at = contact_with_cells(s, 1) + RECORD;
@@ -804,6 +909,9 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CONT", nan_normal_force, "contact 0: normal force: value 1 is nan"},
         {"CONT", top_level_off_the_approach, "history cell 0 has level"},
         {"CONT", levels_not_falling, "history cell 1 has level"},
+        {"CONT", level_rising, "history cell 1 has level"},
+        {"CONT", level_not_positive, "history cell 2 has level 0 (a stack's levels"},
+        {"CONT", approach_not_positive, "history cell 0 has level -1.0000000000000001e-09 ("},
         {"CONT", slope_above_mu, "above the friction coefficient"},
         {"CONT", trailing_byte, "unexpected bytes"},
         {"BODS", nan_velocity, "body 2: value 3"},
