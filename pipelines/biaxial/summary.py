@@ -5,10 +5,26 @@ contact, history bytes per contact, and the curves for the plot; Kuhn's Table 1 
 
 usage: summary.py [--settle N] [--sigma S] [-o summary.tsv] RUN_DIR...  (table on stdout)
        summary.py --check MAX_RATIO RUN_DIR...    exit 1 if jager-0 / mindlin > MAX_RATIO
+       summary.py --settle N --check-curves PEAK_BY,MIN_PEAK,MIN_DILATION RUN_DIR...
+           exit 1 unless every run's stress ratio has reached its peak by PEAK_BY axial
+           strain (it is within 3 % of its largest value there: no longer hardening), the
+           peak is at least MIN_PEAK, and the sample dilates by at least MIN_DILATION
+           (volumetric strain, from the compression's start to its end)
 
-Each RUN_DIR has probes.tsv; RUN_DIR.biaxial.K.log (K = 1, 2, ...) hold demrun's reports of
-the compression's pieces ("N steps in T s", "contact geometry and laws: C s"), which add up
-to the compression stage."""
+       summary.py --settle N --check-softening PEAK_BY,MIN_FALL RUN_DIR...
+           exit 1 unless every run's stress ratio peaks (its largest running mean) by
+           PEAK_BY axial strain and ends at least MIN_FALL below that peak (for a run
+           continued well past the peak)
+       summary.py --settle N --describe RUN_DIR...     the curve's line alone, no logs needed
+
+The curves: the deviator stress ratio R = (szz - sxx) / (szz + sxx) against the axial strain
+from the compression's start. The peak is the largest running mean of R over SMOOTH probe
+rows (1,000 steps, 0.1 % strain; a single row moves by about 0.008 from the next); the peak
+is reached where that mean first comes within PLATEAU of it (97 %); the end is R's mean over
+the last END_STRAIN of axial strain (its fall from the peak is reported, not checked: on the
+dense sample it is 0.00-0.01 by 4 %, the size of the fluctuations); the dilation is minus
+the change in eps_vol (compression positive) over the compression.
+"""
 import argparse
 import csv
 import glob
@@ -20,6 +36,9 @@ import sys
 KUHN = {"jager-0": ("8.2", "26.2", "260"), "jager-0.1": ("", "", "171"),
         "jager-0.2": ("", "", "107"), "mindlin": ("3.4", "17.6", "")}
 BYTES_PER_CELL = 28  # ldem/contact/history.h: {z, wx, wy} + a 32-bit link
+SMOOTH = 5           # probe rows in the running mean of the stress ratio
+PLATEAU = 0.97       # the peak is reached where the running mean comes within 3 % of it
+END_STRAIN = 0.0025  # the end of the curve: its last 0.25 % of axial strain
 
 
 def fail(msg):
@@ -67,6 +86,24 @@ def read_probes(path):
     return rows
 
 
+def curve(rows):
+    """Peak of the stress ratio (running mean), the ratio at the end, the dilation."""
+    e0, v0 = float(rows[0]["eps_zz"]), float(rows[0]["eps_vol"])
+    strain = [float(r["eps_zz"]) - e0 for r in rows]
+    ratio = [(float(r["szz"]) - float(r["sxx"])) / (float(r["szz"]) + float(r["sxx"]))
+             for r in rows]
+    if len(rows) < 4 * SMOOTH:
+        fail("%d probe rows in the compression: too few for its curve" % len(rows))
+    means = [sum(ratio[k:k + SMOOTH]) / SMOOTH for k in range(len(ratio) - SMOOTH + 1)]
+    k = max(range(len(means)), key=lambda i: means[i])
+    reached = next(i for i in range(len(means)) if means[i] >= PLATEAU * means[k])
+    end = [x for e, x in zip(strain, ratio) if e >= strain[-1] - END_STRAIN]
+    return {"peak_ratio": means[k], "peak_strain": strain[k + SMOOTH // 2],
+            "peak_reached": strain[reached + SMOOTH // 2],
+            "end_ratio": sum(end) / len(end), "end_strain": strain[-1],
+            "dilation": -(float(rows[-1]["eps_vol"]) - v0)}
+
+
 def summarize(run, settle, sigma):
     name = os.path.basename(os.path.normpath(run))
     steps, seconds, law, piece_s = read_pieces(os.path.normpath(run))
@@ -76,7 +113,9 @@ def summarize(run, settle, sigma):
     peak = max(range(len(rows)), key=lambda k: hist[k])
     # the lateral stress against its target over the compression (the servo's tracking)
     lateral = [float(r["sxx"]) / sigma - 1 for r in rows] if sigma else [0.0]
+    shape = run_curve(run, settle)
     return {
+        **shape,
         "run": name, "steps": steps, "pieces": len(piece_s), "piece_s_per_step": piece_s,
         "wall_s": seconds, "ms_per_step": 1e3 * seconds / steps,
         "contact_s": law, "contact_share": law / seconds,
@@ -90,6 +129,73 @@ def summarize(run, settle, sigma):
     }
 
 
+def describe(name, c):
+    return ("%s: stress ratio peak %.3f (within 3 %% of it from %.2f %% axial strain, largest "
+            "at %.2f %%), %.3f at %.2f %% (%.3f below the peak); volumetric strain %+.2f %%" % (
+                name, c["peak_ratio"], 100 * c["peak_reached"], 100 * c["peak_strain"],
+                c["end_ratio"], 100 * c["end_strain"], c["peak_ratio"] - c["end_ratio"],
+                -100 * c["dilation"]))
+
+
+def run_curve(run, settle):
+    return curve([r for r in read_probes(os.path.join(run, "probes.tsv"))
+                  if int(r["step"]) >= settle])
+
+
+def check_softening(runs, settle, spec):
+    """A run continued past the peak: the peak comes early and the ratio falls after it."""
+    try:
+        peak_by, min_fall = (float(x) for x in spec.split(","))
+    except ValueError:
+        fail("--check-softening: expected PEAK_BY,MIN_FALL, got '%s'" % spec)
+    bad = []
+    for run in runs:
+        name = os.path.basename(os.path.normpath(run))
+        c = run_curve(run, settle)
+        print(describe(name, c))
+        if c["peak_strain"] > peak_by:
+            bad.append("%s: the stress ratio is largest at %.2f %% axial strain, after %.2f %%" %
+                       (name, 100 * c["peak_strain"], 100 * peak_by))
+        if c["peak_ratio"] - c["end_ratio"] < min_fall:
+            bad.append("%s: the stress ratio falls %.3f from its peak by %.2f %%, less than %g"
+                       % (name, c["peak_ratio"] - c["end_ratio"], 100 * c["end_strain"],
+                          min_fall))
+    for b in bad:
+        print("FAILED: " + b)
+    print("peak and softening: %s (largest by %.2f %% axial strain, falling at least %g after "
+          "it)" % ("FAILED" if bad else "ok", 100 * peak_by, min_fall))
+    sys.exit(1 if bad else 0)
+
+
+def check_curves(runs, settle, spec):
+    """The dense sample's signature, every run alike: an early peak, and dilation."""
+    try:
+        peak_by, min_peak, min_dilation = (float(x) for x in spec.split(","))
+    except ValueError:
+        fail("--check-curves: expected PEAK_BY,MIN_PEAK,MIN_DILATION, got '%s'" % spec)
+    bad = []
+    for run in runs:
+        name = os.path.basename(os.path.normpath(run))
+        c = run_curve(run, settle)
+        print(describe(name, c))
+        if c["peak_reached"] > peak_by:
+            bad.append("%s: the stress ratio comes within 3 %% of its peak only at %.2f %% "
+                       "axial strain, after %.2f %% (still hardening: no peak)" % (
+                           name, 100 * c["peak_reached"], 100 * peak_by))
+        if c["peak_ratio"] < min_peak:
+            bad.append("%s: the stress ratio peaks at %.3f, below %.3f" % (
+                name, c["peak_ratio"], min_peak))
+        if c["dilation"] < min_dilation:
+            bad.append("%s: dilation %.2f %%, less than %.2f %%" % (
+                name, 100 * c["dilation"], 100 * min_dilation))
+    for b in bad:
+        print("FAILED: " + b)
+    print("peak and dilation: %s (peak reached by %.2f %% axial strain, at least %.2f; "
+          "dilation at least %.2f %%)" % ("FAILED" if bad else "ok", 100 * peak_by, min_peak,
+                                          100 * min_dilation))
+    sys.exit(1 if bad else 0)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("runs", nargs="+")
@@ -98,7 +204,18 @@ def main():
                     help="the lateral stress target, for the servo's tracking error")
     ap.add_argument("-o", dest="out")
     ap.add_argument("--check", type=float)
+    ap.add_argument("--check-curves", metavar="PEAK_BY,MIN_PEAK,MIN_DILATION")
+    ap.add_argument("--check-softening", metavar="PEAK_BY,MIN_FALL")
+    ap.add_argument("--describe", action="store_true")
     a = ap.parse_args()
+    if a.check_curves is not None:
+        check_curves(a.runs, a.settle, a.check_curves)
+    if a.check_softening is not None:
+        check_softening(a.runs, a.settle, a.check_softening)
+    if a.describe:
+        for run in a.runs:
+            print(describe(os.path.basename(os.path.normpath(run)), run_curve(run, a.settle)))
+        return
     s = [summarize(r, a.settle, a.sigma) for r in a.runs]
     if len(set(x["steps"] for x in s)) > 1:
         fail("the runs timed different numbers of steps: %s" % ", ".join(
@@ -112,7 +229,9 @@ def main():
         sys.exit(0 if ratio <= a.check else 1)
     cols = ["run", "steps", "pieces", "wall_s", "ms_per_step", "contact_s", "contact_share",
             "mean_history", "peak_history", "peak_at_strain", "live_bytes_per_contact",
-            "pool_bytes_per_contact", "contacts", "sxx_error_mean", "sxx_error_worst"]
+            "pool_bytes_per_contact", "contacts", "sxx_error_mean", "sxx_error_worst",
+            "peak_ratio", "peak_strain", "peak_reached", "end_ratio", "end_strain",
+            "dilation"]
     if a.out:
         tmp = a.out + ".tmp"
         with open(tmp, "w") as f:
@@ -121,7 +240,8 @@ def main():
                 f.write("\t".join(str(x[c]) for c in cols) + "\n")
         os.replace(tmp, a.out)
     print("%-10s %9s %8s %9s %7s %8s %8s %9s %9s   Kuhn: law/total min, mean history" %
-          ("run", "total s", "ms/step", "law s", "law %", "mean h", "peak h", "B/contact", "pool B/c"))
+          ("run", "total s", "ms/step", "law s", "law %", "mean h", "peak h", "B/contact",
+           "pool B/c"))
     for x in s:
         k = KUHN.get(x["run"], ("", "", ""))
         print("%-10s %9.1f %8.3f %9.1f %6.0f%% %8.1f %8.1f %9.0f %9.0f   %s/%s %s" % (
@@ -134,9 +254,11 @@ def main():
         print("lateral stress sxx against its target %g Pa over the compression: %s" % (
             a.sigma, ", ".join("%s mean %+.2f%% worst %+.2f%%" % (
                 x["run"], 100 * x["sxx_error_mean"], 100 * x["sxx_error_worst"]) for x in s)))
+    for x in s:
+        print(describe(x["run"], x))
     if "jager-0" in by and "mindlin" in by:
         j, m = by["jager-0"], by["mindlin"]
-        print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, target <= 1.25), contact "
+        print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, limit 1.5), contact "
               "geometry and laws %.3f (Kuhn 2.4)" % (j["wall_s"] / m["wall_s"],
                                                      j["contact_s"] / m["contact_s"]))
         if j["pieces"] == m["pieces"] > 1:

@@ -69,6 +69,21 @@ static int outputs(run *r, ldem_err *err)
     return rc;
 }
 
+/* DIR/packing.tsv: the spheres where the run (or this leg of it) ends. */
+static int write_packing(run *r, ldem_err *err)
+{
+    size_t n = strlen(r->dir) + 32;
+    char *path = malloc(n);
+    if (!path)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+    snprintf(path, n, "%s/packing.tsv", r->dir);
+    int rc = ldem_packing_write(path, &r->world, err);
+    if (!rc)
+        ldem_info("packing of step %llu in %s", (unsigned long long)r->world.step, path);
+    free(path);
+    return rc;
+}
+
 static void summary(const run *r, const char *what)
 {
     const ldem_world *w = &r->world;
@@ -195,6 +210,8 @@ int demrun_run(const demrun_options *o)
         rc = outputs(&r, &err);
     if (!rc)
         rc = simulate(&r, o, &err);
+    if (!rc && r.scene.write_packing)
+        rc = write_packing(&r, &err);
 done:
     if (r.probes_open) {
         ldem_err e2;

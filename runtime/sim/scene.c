@@ -736,9 +736,31 @@ static int parse_probe_modes(ctx *c, const ldem_sn *probes)
     return rc;
 }
 
+/* `packing: true | false`: the spheres' last positions in DIR/packing.tsv, which only a
+ * scene of spheres has (the table holds centres and radii). */
+static int parse_packing(ctx *c, const ldem_sn *out)
+{
+    const ldem_sn *n = ldem_sn_get(out, "packing");
+    if (!n)
+        return LDEM_OK;
+    int rc = scene_bool_field(c, out, "packing", &c->s->write_packing);
+    const ldem_scene *s = c->s;
+    for (size_t k = 0; !rc && s->write_packing && k < s->ngrains; k++) {
+        const ldem_scene_shape *shape = &s->shapes[s->grains[k].shape];
+        if (shape->kind != LDEM_SHAPE_SPHERE) {
+            size_t mark = scene_key_push(c, "packing");
+            rc = FAIL(c, n, "writes spheres only (centres and radii); grain %zu has the "
+                      "level-set shape '%.60s'", k, shape->name);
+            scene_key_pop(c, mark);
+        }
+    }
+    return rc;
+}
+
 static int parse_output(ctx *c, const ldem_sn *root)
 {
-    static const char *const keys[] = {"dir", "frames", "probes", "checkpoint", NULL};
+    static const char *const keys[] = {"dir", "frames", "probes", "checkpoint", "packing",
+                                       NULL};
     static const char *const frame_keys[] = {"every", "encoding", "contacts", NULL};
     static const char *const every_keys[] = {"every", NULL};
     static const char *const probe_keys[] = {"every", "dissipation", "modes", NULL};
@@ -773,6 +795,8 @@ static int parse_output(ctx *c, const ldem_sn *root)
     }
     if (!rc)
         rc = parse_every(c, out, "checkpoint", every_keys, &c->s->checkpoint_every, &node);
+    if (!rc)
+        rc = parse_packing(c, out);
     scene_key_pop(c, mark);
     return rc;
 }

@@ -14,6 +14,9 @@
 #                errors for bad modes keys (exit 2)
 #   deformable-frames  free deformable beams: surfaces, displacement arrays and probes
 #                against the bundle (check_deformable_frames.py)
+#   packing      output.packing: the spheres wrapped into the cell in input order, read back
+#                by a scene's grains file entry and written again bit for bit; restarts and
+#                threads; open space; level-set grains refused
 # usage: test_demrun.sh BUILD_DIR SOURCE_DIR PART
 set -u
 build=$1
@@ -447,6 +450,65 @@ deformable-frames)
        "$work/beam.ldg" 1e-12 1e-12 > "$work/neg.log" 2>&1; then
     bad "deformable frames: the check passed a run with another initial rate"
   else ok; fi
+  ;;
+
+packing)
+  # periodic64's lattice starts on the cell's faces and drifts, so centres leave the cell and
+  # must be wrapped; order: spatial numbers the bodies otherwise in memory.
+  periodic=(--set output.packing=true --set output.frames.every=0 "$scenes/periodic64.yaml")
+  straight pack -- "${periodic[@]}"
+  straight pack-spatial -- "${periodic[@]}" --set order=spatial
+  a=$work/pack/packing.tsv
+  # the table: a title, the box, the columns, 64 rows in input order, every centre in the box
+  if awk -F'\t' '
+      /^# box_lo / { split($0, f, " "); for (k = 1; k <= 3; k++) lo[k] = f[k + 2]; nb++; next }
+      /^# box_hi / { split($0, f, " "); for (k = 1; k <= 3; k++) hi[k] = f[k + 2]; nb++; next }
+      /^#/ { next }
+      !h { if ($0 != "id\tx\ty\tz\tradius") exit 1; h = 1; next }
+      { if ($1 != n++ || $5 != 0.001) exit 1
+        for (k = 1; k <= 3; k++) if ($(k + 1) < lo[k] || $(k + 1) >= hi[k]) exit 1 }
+      END { exit !(h && nb == 2 && n == 64) }' "$a"; then ok
+  else bad "packing: $a is not 64 rows in input order inside the box: $(head -8 "$a")"; fi
+  # it wrapped some: the lattice's first layer starts on the low faces, moving down in y
+  if awk '/^# box_lo /{ lo = $4 } /^[0-9]/ { if ($3 - lo > 0.0075) n++ } END { exit !(n > 0) }' \
+       "$a"; then ok; else bad "packing: no grain near the far y face, nothing was wrapped?"; fi
+  # under order: spatial the rows still follow the input order (the same grains, up to the
+  # round-off of the force sums' order)
+  if paste "$a" "$work/pack-spatial/packing.tsv" | awk -F'\t' '
+      /^#/ || /^id/ { next }
+      { if ($1 != $6) exit 1
+        for (k = 2; k <= 4; k++) { d = $k - $(k + 5); if (d < 0) d = -d; if (d > 1e-9) exit 1 } }'
+  then ok; else bad "packing: order: spatial lists other grains than input order"; fi
+  # read back into a scene with the table's box, written again without a step: the same rows
+  lo=$(awk '/^# box_lo /{ printf "[%s, %s, %s]", $3, $4, $5 }' "$a")
+  hi=$(awk '/^# box_hi /{ printf "[%s, %s, %s]", $3, $4, $5 }' "$a")
+  straight readback -- "$scenes/packing_readback.yaml" --set "grains.0.file.path=$a" \
+    --set "cell.box.lo=$lo" --set "cell.box.hi=$hi"
+  b=$work/readback/packing.tsv
+  if [ -s "$b" ] && cmp -s <(grep -v '^#' "$a") <(grep -v '^#' "$b"); then ok
+  else bad "packing: read back and written again, the rows differ: $(diff <(grep -v '^#' "$a") <(grep -v '^#' "$b") 2>&1 | head -4)"; fi
+  # the box comes back to round-off (the scene keeps the centre and edges, not lo and hi)
+  if paste <(grep '^# box_' "$a") <(grep '^# box_' "$b") | awk '
+      { for (k = 3; k <= 5; k++) { d = $k - $(k + 5); if (d < 0) d = -d; if (d > 1e-18) exit 1 } }'
+  then ok; else bad "packing: the box read back differs: $(grep '^# box_' "$a" "$b")"; fi
+  # a restart writes the packing where the whole run ends; -j 2 the same
+  restart pack-2013 "$work/pack" 2013 -- "${periodic[@]}"
+  straight pack-j2 -- "${periodic[@]}" -j 2
+  same_output "packing -j 2" "$work/pack" "$work/pack-j2"
+  # negative control: a run stopped at 2013 writes another packing
+  straight pack-2013only -- "${periodic[@]}" --set time.steps=2013
+  differ "packing at 2013" "$a" "$work/pack-2013only/packing.tsv"
+  # open space: no box lines, 30 rows
+  straight open -- --set output.packing=true --set output.frames.every=0 "$scenes/box30.yaml"
+  if ! grep -q '^# box_' "$work/open/packing.tsv" &&
+     [ "$(grep -c '^[0-9]' "$work/open/packing.tsv")" = 30 ]; then ok
+  else bad "packing in open space: $(head -4 "$work/open/packing.tsv")"; fi
+  # level-set grains: refused when the scene is read, before any step
+  rm -rf "$work/never"
+  QUIET_STDOUT=1 expect_error "packing of level-set grains" 2 \
+    '^demrun: error: --set: output\.packing: writes spheres only .*level-set shape .grain.' -- \
+    "$demrun" -o "$work/never" --set output.packing=true "$scenes/box_ls.yaml"
+  [ -e "$work/never" ] && bad "packing of level-set grains: created the folder" || ok
   ;;
 
 *)

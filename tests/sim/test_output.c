@@ -14,6 +14,10 @@
  * from the text, and the resume rules (rows after the resume step dropped, an incomplete last
  * line dropped, a changed header or a bad kept row refused with FILE:LINE, missing table
  * restarted), and I/O errors that name the file.
+ *
+ * Packing (output.packing): centres wrapped into the cell, rows in input order, the cell in
+ * the comments, read back through a scene's grains file entry bit for bit; level-set grains
+ * refused.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -29,6 +33,7 @@
 
 #include "ldem/log.h"
 #include "ldem/sim/output.h"
+#include "ldem/sim/scene.h"
 #include "ldem/tsv.h"
 #include "world_fixture.h"
 
@@ -1066,6 +1071,132 @@ Test(sim_output, probes_unopenable)
     cr_assert(strstr(err.msg, "not a folder"), "%s", err.msg);
     /* Closing a table that never opened is harmless. */
     cr_assert_eq(ldem_probes_close(&p, &err), LDEM_OK);
+    ldem_world_free(&w);
+    case_done(dir);
+}
+
+/* ---- the packing table ---- */
+
+/* Write the packing of `w` into DIR/packing.tsv, then read it back through a scene whose
+ * grains entry is that file; the scene's grains (in file order) must be `want` bit for bit. */
+static void packing_roundtrip(const char *dir, const ldem_world *w, const ldem_vec3 *want,
+                              const double *radius, size_t n)
+{
+    char path[MAX_PATH], scene[MAX_PATH];
+    pathf(path, "%s/packing.tsv", dir);
+    ldem_err err;
+    cr_assert_eq(ldem_packing_write(path, w, &err), LDEM_OK, "%s", err.msg);
+    pathf(scene, "%s/readback.yaml", dir);
+    spit(scene, "time: {dt: 1e-7, steps: 0}\n"
+                "materials: {glass: {E: 7e10, nu: 0.25, density: 2500, friction: 0.3}}\n"
+                "shapes: {ball: {sphere: 1}}\n"
+                "grains: [{file: {path: packing.tsv, shape: ball}}]\n");
+    ldem_scene s;
+    cr_assert_eq(ldem_scene_load(&s, scene, 0, NULL, &err), LDEM_OK, "%s", err.msg);
+    cr_assert_eq(s.ngrains, n);
+    for (size_t k = 0; k < n; k++) {
+        cr_assert(memcmp(&s.grains[k].x, &want[k], sizeof want[k]) == 0,
+                  "grain %zu: (%.17g %.17g %.17g), expected (%.17g %.17g %.17g)", k,
+                  s.grains[k].x.x, s.grains[k].x.y, s.grains[k].x.z, want[k].x, want[k].y,
+                  want[k].z);
+        cr_assert(memcmp(&s.grains[k].radius, &radius[k], sizeof radius[k]) == 0,
+                  "grain %zu: radius %.17g, expected %.17g", k, s.grains[k].radius, radius[k]);
+    }
+    ldem_scene_free(&s);
+}
+
+/* A body's centre one cell edge and a bit beyond a face, as a run leaves it between two
+ * neighbour-list builds: the table has it wrapped back, in input order (id), with the
+ * orthogonal box in its comments; digits that only %.17g keeps survive. */
+Test(sim_output, packing_wraps_in_input_order)
+{
+    char dir[MAX_PATH];
+    case_dir("packing_wraps", dir);
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
+    ldem_err err;
+    ldem_mat3 h = {{{0.01, 0, 0}, {0, 0.02, 0}, {0, 0, 0.03}}};
+    cr_assert_eq(ldem_cell_init(&w.cell, h, ldem_vec3_make(0.005, 0.0, 0.1), &err), LDEM_OK);
+    w.cell.periodic = 1;
+    /* the cell spans x [0, 0.01), y [-0.01, 0.01), z [0.085, 0.115) */
+    ldem_vec3 x[3] = {ldem_vec3_make(0.1 / 3.0, 0.002, 0.09),    /* x beyond hi by 2.33 edges */
+                      ldem_vec3_make(0.004, -0.0123456789012345678, 0.1), /* y below lo */
+                      ldem_vec3_make(0.001, 0.003, 0.1 + 1.0 / 3.0 * 1e-3)};
+    double r[3] = {0.001, 0.00123456789012345678, 0.0009};
+    for (int k = 0; k < 3; k++)
+        wf_add_sphere(&w, x[k], r[k], ldem_vec3_zero());
+    /* bodies 0, 1, 2 are the grains 2, 0, 1 of the scene (order: spatial) */
+    w.bodies.id[0] = 2;
+    w.bodies.id[1] = 0;
+    w.bodies.id[2] = 1;
+    ldem_vec3 want[3], wrapped0 = ldem_vec3_sub(x[0], ldem_vec3_make(3 * 0.01, 0, 0));
+    want[0] = ldem_vec3_sub(x[1], ldem_vec3_make(0, -0.02, 0));
+    want[1] = x[2];
+    want[2] = wrapped0;
+    double radius[3] = {r[1], r[2], r[0]};
+    packing_roundtrip(dir, &w, want, radius, 3);
+    char path[MAX_PATH];
+    pathf(path, "%s/packing.tsv", dir);
+    char *text = slurp(path);
+    cr_assert(strstr(text, "# demrun packing: 3 spheres at step 0, t = 0\n"), "%s", text);
+    cr_assert(strstr(text, "\n# box_lo 0 -0.01 0.085000000000000006\n"), "%s", text);
+    cr_assert(strstr(text, "\n# box_hi 0.01 0.01 0.115\n"), "%s", text);
+    cr_assert(strstr(text, "\nid\tx\ty\tz\tradius\n0\t"), "%s", text);
+    free(text);
+    ldem_world_free(&w);
+    case_done(dir);
+}
+
+/* A sheared cell: its edge vectors and centre instead of a box; open space: no cell lines. */
+Test(sim_output, packing_sheared_and_open)
+{
+    char dir[MAX_PATH], path[MAX_PATH];
+    case_dir("packing_sheared", dir);
+    pathf(path, "%s/packing.tsv", dir);
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
+    ldem_vec3 x = ldem_vec3_make(0.0125, 0.001, 0.002);
+    wf_add_sphere(&w, x, 0.001, ldem_vec3_zero());
+    packing_roundtrip(dir, &w, &x, &w.bodies.radius[0], 1);
+    char *text = slurp(path);
+    cr_assert(!strstr(text, "# box_") && !strstr(text, "# cell_"), "%s", text);
+    free(text);
+    ldem_err err;
+    /* a = (0.01, 0, 0), b = (0.005, 0.01, 0), c = (0, 0, 0.01) about the origin */
+    ldem_mat3 h = {{{0.01, 0.005, 0}, {0, 0.01, 0}, {0, 0, 0.01}}};
+    cr_assert_eq(ldem_cell_init(&w.cell, h, ldem_vec3_zero(), &err), LDEM_OK);
+    w.cell.periodic = 1;
+    /* fractional (1.5, 0.1, 0.2) from lo: wrapped by one a */
+    ldem_vec3 want = ldem_vec3_sub(x, ldem_vec3_make(0.01, 0, 0));
+    ldem_vec3 s = ldem_cell_fractional(&w.cell, x);
+    cr_assert(s.x > 1.0 && s.x < 2.0 && s.y > 0.0 && s.y < 1.0, "%g %g", s.x, s.y);
+    packing_roundtrip(dir, &w, &want, &w.bodies.radius[0], 1);
+    text = slurp(path);
+    cr_assert(strstr(text, "\n# cell_vectors 0.01 0 0 0.0050000000000000001 0.01 0 0 0 0.01\n"
+                           "# cell_centre 0 0 0\n"), "%s", text);
+    cr_assert(!strstr(text, "# box_"), "%s", text);
+    free(text);
+    ldem_world_free(&w);
+    case_done(dir);
+}
+
+/* Level-set grains have no radius to write: refused, and no file is left. */
+Test(sim_output, packing_refuses_level_set_grains)
+{
+    char dir[MAX_PATH], path[MAX_PATH];
+    case_dir("packing_refuses", dir);
+    pathf(path, "%s/packing.tsv", dir);
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
+    wf_add_sphere(&w, ldem_vec3_zero(), 0.001, ldem_vec3_zero());
+    uint32_t shape = wf_add_ls_sphere_shape(&w, 0.001, 0.0002, 1);
+    uint32_t b = wf_add_ls_body(&w, shape, ldem_vec3_make(0.01, 0, 0), ldem_quat_identity(),
+                                ldem_vec3_zero());
+    w.bodies.id[b] = 7;
+    ldem_err err;
+    cr_assert_eq(ldem_packing_write(path, &w, &err), LDEM_ERR_USAGE);
+    cr_assert(strstr(err.msg, "grain 7 is a level-set grain"), "%s", err.msg);
+    cr_assert_eq(access(path, F_OK), -1);
     ldem_world_free(&w);
     case_done(dir);
 }

@@ -119,6 +119,17 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
                       ldem_err *err);
 int ldem_probes_close(ldem_probes *p, ldem_err *err);
 
+/* The packing (`output.packing: true`): write the spheres' centres and radii to `path`
+ * (atomically, ldem/outfile.h) as a placement table that a scene's `grains: - file:` entry
+ * reads back: a "# demrun packing" comment with the count, step and time; for a periodic
+ * cell "# box_lo x y z" and "# box_hi x y z" (an orthogonal cell) or "# cell_vectors"
+ * (a, b, c, nine numbers) and "# cell_centre x y z"; then the columns id x y z radius, one
+ * row per grain in input order (id = the grain's input index, as the frames name it).
+ * Centres are wrapped into the cell; every double is %.17g, so it reads back bit for bit.
+ * Materials, velocities and spins are not written. LDEM_ERR_USAGE for a world with
+ * level-set grains (the scene loader refuses those first). */
+int ldem_packing_write(const char *path, const ldem_world *w, ldem_err *err);
+
 #ifdef __cplusplus
 }
 #endif

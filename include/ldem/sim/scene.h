@@ -181,6 +181,8 @@ typedef struct ldem_scene {
     int track_dissipation;            /* Jäger frictional work per contact (default on; off
                                        * saves a quadrature per slipping leg) */
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
+    int write_packing;                /* `output.packing`: the spheres' last positions in
+                                       * DIR/packing.tsv (ldem_packing_write) */
 } ldem_scene;
 
 void ldem_scene_init(ldem_scene *s);
