@@ -35,7 +35,7 @@ import sys
 # Kuhn's Table 1 (Pentium 4, 2008): force time and total time in minutes, mean history length
 KUHN = {"jager-0": ("8.2", "26.2", "260"), "jager-0.1": ("", "", "171"),
         "jager-0.2": ("", "", "107"), "mindlin": ("3.4", "17.6", "")}
-BYTES_PER_CELL = 28  # ldem/contact/history.h: {z, wx, wy} + a 32-bit link
+BYTES_PER_CELL = 29  # ldem/contact/history.h: {z, wx, wy}, a 32-bit link, the merged flag
 SMOOTH = 5           # probe rows in the running mean of the stress ratio
 PLATEAU = 0.97       # the peak is reached where the running mean comes within 3 % of it
 END_STRAIN = 0.0025  # the end of the curve: its last 0.25 % of axial strain
@@ -256,6 +256,13 @@ def main():
                 x["run"], 100 * x["sxx_error_mean"], 100 * x["sxx_error_worst"]) for x in s)))
     for x in s:
         print(describe(x["run"], x))
+    if "jager-0" in by and "jager-0-full" in by:
+        j, f = by["jager-0"], by["jager-0-full"]
+        print("history per contact, exact law: lossless compression mean %.2f cells (peak %.1f), "
+              "%.0f B; every leg kept mean %.2f (peak %.1f), %.0f B: %.3f of it (target <= 0.25)"
+              % (j["mean_history"], j["peak_history"], BYTES_PER_CELL * j["mean_history"],
+                 f["mean_history"], f["peak_history"], BYTES_PER_CELL * f["mean_history"],
+                 j["mean_history"] / max(f["mean_history"], 1e-300)))
     if "jager-0" in by and "mindlin" in by:
         j, m = by["jager-0"], by["mindlin"]
         print("exact Jager / Mindlin: whole run %.3f (Kuhn 1.49, limit 1.5), contact "
