@@ -57,18 +57,25 @@ static history_stats run(ldem_world *w, long steps)
     return h;
 }
 
+/* A floor under gravity, Hertz–Jäger contacts with normal damping ratio ζ, every leg kept
+ * or compressed; dt 2e-8 s. The grains come next, then prepare(). */
+static void floor_world(ldem_world *w, bool full, double zeta)
+{
+    wf_world(w, LDEM_LAW_HERTZ_JAGER);
+    w->laws[0].full_history = full;
+    w->laws[0].damping = zeta;
+    wf_add_plane(w, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1));
+    w->gravity = ldem_vec3_make(0, 0, -9.81);
+    w->dt = 2e-8;
+    w->skin = 0.1 * R;
+}
+
 /* A sphere dropped 1 µm onto a floor, with Hertz damping ζ = 0.3: it rings down to rest. */
 static history_stats sphere_on_floor(bool full, double *overlap)
 {
     ldem_world w;
-    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
-    w.laws[0].full_history = full;
-    w.laws[0].damping = 0.3;
-    wf_add_plane(&w, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1));
+    floor_world(&w, full, 0.3);
     wf_add_sphere(&w, ldem_vec3_make(0, 0, R + 1e-6), R, ldem_vec3_zero());
-    w.gravity = ldem_vec3_make(0, 0, -9.81);
-    w.dt = 2e-8;
-    w.skin = 0.1 * R;
     prepare(&w);
     history_stats h = run(&w, 100000);
     *overlap = R - w.bodies.x[0].z;
@@ -98,10 +105,7 @@ Test(history_at_rest, sphere_on_a_floor_keeps_one_cell, .timeout = 120)
 static history_stats pyramid(bool full, double *top_z)
 {
     ldem_world w;
-    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
-    w.laws[0].full_history = full;
-    w.laws[0].damping = 0.05;
-    wf_add_plane(&w, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1));
+    floor_world(&w, full, 0.05);
     const double gap = 2.02 * R; /* the base spheres' centres, a triangle of side 2.02 R */
     for (int k = 0; k < 3; k++) {
         double phi = 2.0943951023931953 * k;
@@ -110,9 +114,6 @@ static history_stats pyramid(bool full, double *top_z)
     }
     double h = sqrt(4 * R * R - gap * gap / 3);
     wf_add_sphere(&w, ldem_vec3_make(0, 0, R + h + 1e-7), R, ldem_vec3_zero());
-    w.gravity = ldem_vec3_make(0, 0, -9.81);
-    w.dt = 2e-8;
-    w.skin = 0.1 * R;
     prepare(&w);
     history_stats s = run(&w, 60000);
     *top_z = w.bodies.x[3].z;
