@@ -225,3 +225,61 @@ double ldem_cell_servo_rate_pi(double sigma, double target, double stiffness, do
     *accumulated = fmax(-max_rate, fmin(max_rate, *accumulated + integral * p));
     return rate;
 }
+
+/* ---- the cyclic drive's triangle ---- */
+
+/* tri(φ) for φ = m / P in integers (0 ≤ m < P): the numerator is exact, one rounding. */
+static double triangle_int(uint64_t m, uint64_t p)
+{
+    uint64_t q = 4 * m;
+    if (q < p)
+        return (double)q / (double)p;
+    if (q < 3 * p)
+        return ((double)(2 * p) - (double)q) / (double)p;
+    return ((double)q - (double)(4 * p)) / (double)p;
+}
+
+static double triangle(double phi)
+{
+    return phi < 0.25 ? 4.0 * phi : phi < 0.75 ? 2.0 - 4.0 * phi : 4.0 * phi - 4.0;
+}
+
+double ldem_cell_cyclic_strain(const ldem_cell_cyclic *c, uint64_t n, double dt)
+{
+    /* integer phases when every period is a whole number of steps (4 P_i and the sums of
+     * the levels' steps well inside 2^53, a double's whole numbers) */
+    uint64_t steps[LDEM_CELL_CYCLIC_LEVELS];
+    int whole = n < (UINT64_C(1) << 52);
+    for (uint32_t i = 0; whole && i < c->levels; i++) {
+        double ratio = c->period[i] / dt, p = nearbyint(ratio);
+        whole = p >= 1.0 && p < 0x1p40 && fabs(ratio - p) <= 1e-9 * p;
+        steps[i] = whole ? (uint64_t)p : 0;
+    }
+    if (whole) {
+        uint64_t m = n;
+        for (uint32_t i = 0; i < c->levels; i++) {
+            uint64_t level = steps[i] * c->cycles;
+            if (m < level)
+                return c->amplitude[i] * triangle_int(m % steps[i], steps[i]);
+            m -= level;
+        }
+        return 0.0;
+    }
+    double t = (double)n * dt;
+    for (uint32_t i = 0; i < c->levels; i++) {
+        double level = c->period[i] * (double)c->cycles;
+        if (t < level) {
+            double u = t / c->period[i];
+            return c->amplitude[i] * triangle(u - floor(u));
+        }
+        t -= level;
+    }
+    return 0.0;
+}
+
+double ldem_cell_cyclic_rate(const ldem_cell *cell, int k, const ldem_cell_cyclic *c,
+                             uint64_t n, double dt, double start)
+{
+    double target = start + ldem_cell_cyclic_strain(c, n + 1, dt);
+    return (ldem_cell_strain(cell, k) - target) / dt;
+}

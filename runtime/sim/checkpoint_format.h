@@ -37,14 +37,18 @@
 
 /* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
  * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
- * stiffnesses, the cell's work and the servo's three accumulated rates. The contacts' images
- * are not stored: they follow from the positions (ldem_cell_min_image) as long as every
- * candidate is closer than half a cell, which the broad phase guarantees. Files written
- * before the servo had an integral term end after the work; they load with zero
- * accumulated rates, which is what their runs had. */
+ * stiffnesses, the cell's work, the servo's three accumulated rates, the step at which
+ * each direction's cyclic drive started (−1: none running) and the three directions'
+ * strains then (0 without a drive). The contacts' images are not
+ * stored: they follow from the positions (ldem_cell_min_image) as long as every candidate
+ * is closer than half a cell, which the broad phase guarantees. Files written before the
+ * servo had an integral term end after the work; they load with zero accumulated rates,
+ * which is what their runs had; files written before the cyclic drive end after the rates
+ * and load with no drive running. */
 #define CELL_MATRICES 7u
 #define CELL_VALUES_BEFORE_INTEGRAL (9u * CELL_MATRICES + 4u)
-#define CELL_VALUES (CELL_VALUES_BEFORE_INTEGRAL + 3u)
+#define CELL_VALUES_BEFORE_CYCLIC (CELL_VALUES_BEFORE_INTEGRAL + 3u)
+#define CELL_VALUES (CELL_VALUES_BEFORE_CYCLIC + 6u)
 
 /* The checksum of the scene's static description that a checkpoint must match. */
 uint64_t ldem__checkpoint_static_checksum(const ldem_world *w);

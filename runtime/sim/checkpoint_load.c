@@ -508,8 +508,20 @@ static int validate(const sections *s, const char *path, const ldem_world *w, he
         rc = check_doubles_section(s->cell, path,
                                    s->cell->length == 8u * CELL_VALUES_BEFORE_INTEGRAL
                                        ? CELL_VALUES_BEFORE_INTEGRAL
+                                   : s->cell->length == 8u * CELL_VALUES_BEFORE_CYCLIC
+                                       ? CELL_VALUES_BEFORE_CYCLIC
                                        : CELL_VALUES,
                                    1, "cell value", "cell values", err);
+    for (unsigned a = 0; !rc && s->cell && s->cell->length == 8u * CELL_VALUES && a < 3; a++) {
+        payload_cursor c;
+        cursor_init(&c, s->cell, path, err);
+        c.pos = 8u * (CELL_VALUES_BEFORE_CYCLIC + a);
+        double v = ldem_get_f64le(s->cell->data + c.pos);
+        if (v != -1.0 && !(v >= 0.0 && v == floor(v) && v <= (double)h->step))
+            rc = cursor_fail(&c, "the cyclic drive of direction %c started at step %.17g "
+                             "(expected -1, none, or a whole step up to the checkpoint's %llu)",
+                             "xyz"[a], v, (unsigned long long)h->step);
+    }
     return rc;
 }
 
@@ -726,6 +738,14 @@ static void restore_cell(ldem_world *w, const ldem_section *s)
     for (int a = 0; a < 3; a++, p += 8)
         w->servo_integral[a] =
             s->length == 8u * CELL_VALUES_BEFORE_INTEGRAL ? 0.0 : ldem_get_f64le(p);
+    int cyclic = s->length == 8u * CELL_VALUES;
+    for (int a = 0; a < 3; a++, p += 8) {
+        double v = cyclic ? ldem_get_f64le(p) : -1.0;
+        w->cyclic_started[a] = v >= 0.0;
+        w->cyclic_start[a] = v >= 0.0 ? (uint64_t)v : 0;
+    }
+    for (int a = 0; a < 3; a++, p += 8)
+        w->cyclic_strain0[a] = cyclic && w->cyclic_started[a] ? ldem_get_f64le(p) : 0.0;
     ldem_cell_set_h(&w->cell, w->cell.h);
     for (size_t k = 0; k < w->ncontacts; k++) {
         ldem_contact *c = &w->contacts[k];

@@ -223,6 +223,10 @@ static int write_cell(sink *k, const ldem_world *w)
     put_f64(k, w->work_cell);
     for (int a = 0; a < 3; a++)
         put_f64(k, w->servo_integral[a]);
+    for (int a = 0; a < 3; a++) /* a step count is a whole f64 below 2^53 */
+        put_f64(k, w->cyclic_started[a] ? (double)w->cyclic_start[a] : -1.0);
+    for (int a = 0; a < 3; a++)
+        put_f64(k, w->cyclic_started[a] ? w->cyclic_strain0[a] : 0.0);
     return section_end(k);
 }
 

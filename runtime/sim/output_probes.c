@@ -35,6 +35,7 @@ static const char *const COLUMNS[] = {
     "mean_history",
     "history_bytes",
     "history_cells",
+    "max_history",
     "modal_kinetic",
     "modal_elastic",
 };
@@ -302,11 +303,11 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
     FILE *fp = p->fp;
     fprintf(fp,
             "%.17g\t%" PRIu64 "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%" PRIu64
-            "\t%.17g\t%" PRIu64 "\t%" PRIu64 "\t%.17g\t%.17g",
+            "\t%.17g\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%.17g\t%.17g",
             row->t, row->step, row->kinetic, row->potential, row->stored_normal,
             row->stored_tangential, row->dissipated, row->damped, row->work_walls,
             row->balance_error, row->contacts, row->mean_history, row->history_bytes,
-            row->history_cells, row->modal_kinetic, row->modal_elastic);
+            row->history_cells, row->max_history, row->modal_kinetic, row->modal_elastic);
     for (size_t k = 0; k < w->nwalls; k++) {
         const ldem_wall *wl = &w->walls[k];
         fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,

@@ -22,8 +22,27 @@ void ldem_periodic_wrap(ldem_world *w)
     }
 }
 
+/* L_kk of a cyclic direction for the step from w->step on, starting its triangle at this
+ * step and this strain when it has not started. */
+static double cyclic_rate(ldem_world *w, int k)
+{
+    if (!w->cyclic_started[k]) {
+        w->cyclic_started[k] = 1;
+        w->cyclic_start[k] = w->step;
+        w->cyclic_strain0[k] = ldem_cell_strain(&w->cell, k);
+    }
+    return ldem_cell_cyclic_rate(&w->cell, k, &w->cell_control.cyclic[k],
+                                 w->step - w->cyclic_start[k], w->dt, w->cyclic_strain0[k]);
+}
+
 ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt)
 {
+    /* A cyclic direction's rate comes from the step count here, not from the L the last
+     * step left (after a restart that switched the drive, that L is the old drive's): the
+     * same value ldem_periodic_servo set for the probes, bit for bit. */
+    for (int k = 0; k < 3; k++)
+        if (w->cell_control.drive[k] == LDEM_CELL_CYCLIC)
+            w->cell.L.m[k][k] = cyclic_rate(w, k);
     ldem_mat3 F = ldem_cell_advance(&w->cell, dt);
     ldem_bodies *b = &w->bodies;
     for (size_t i = 0; i < b->count; i++)
@@ -80,12 +99,21 @@ void ldem_periodic_servo(ldem_world *w)
     const ldem_cell_control *ctl = &w->cell_control;
     memset(&w->cell.L, 0, sizeof w->cell.L);
     for (int k = 0; k < 3; k++) {
-        if (ctl->drive[k] != LDEM_CELL_STRESS) {
-            w->cell.L.m[k][k] = ctl->strain_rate[k];
+        if (ctl->drive[k] != LDEM_CELL_CYCLIC)
+            w->cyclic_started[k] = 0; /* a direction that turns cyclic starts afresh */
+        if (ctl->drive[k] != LDEM_CELL_STRESS && ctl->drive[k] != LDEM_CELL_MEAN_STRESS) {
+            w->cell.L.m[k][k] =
+                ctl->drive[k] == LDEM_CELL_CYCLIC ? cyclic_rate(w, k) : ctl->strain_rate[k];
             w->servo_integral[k] = 0.0; /* a direction that turns stress-driven starts afresh */
             continue;
         }
-        w->cell.L.m[k][k] = ldem_cell_servo_rate_pi(w->stress.m[k][k], ctl->stress[k],
+        /* Mean stress: the target of σ_kk is what makes the trace 3 p*, given the other two
+         * directions' stresses of this evaluation. */
+        double target = ctl->drive[k] == LDEM_CELL_STRESS
+                            ? ctl->stress[k]
+                            : 3.0 * ctl->stress[k] - (w->stress.m[(k + 1) % 3][(k + 1) % 3] +
+                                                      w->stress.m[(k + 2) % 3][(k + 2) % 3]);
+        w->cell.L.m[k][k] = ldem_cell_servo_rate_pi(w->stress.m[k][k], target,
                                                     w->stiffness[k], w->dt, ctl->gain,
                                                     ctl->integral, ctl->max_rate,
                                                     &w->servo_integral[k]);

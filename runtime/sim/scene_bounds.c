@@ -259,23 +259,97 @@ static int parse_cell_geometry(ctx *c, const ldem_sn *n, ldem_scene_cell *cell)
     return rc;
 }
 
-/* x, y, z: {strain_rate: r} or {stress: s}. */
+/* A number, or a list of 1 to LDEM_CELL_CYCLIC_LEVELS numbers (`count` of them when count is
+ * not 0), each > 0; *n is how many were given (1 for a number). */
+static int positive_numbers(ctx *c, const ldem_sn *map, const char *key, uint32_t count,
+                            double *out, uint32_t *n)
+{
+    const ldem_sn *v = ldem_sn_get(map, key);
+    size_t mark = scene_key_push(c, key);
+    int rc = LDEM_OK;
+    if (v->kind == LDEM_SN_SEQUENCE) {
+        if (v->count == 0 || v->count > LDEM_CELL_CYCLIC_LEVELS)
+            rc = FAIL(c, v, "expected 1 to %d values, got %zu", LDEM_CELL_CYCLIC_LEVELS,
+                      v->count);
+        else if (count && v->count != count)
+            rc = FAIL(c, v, "expected one value per amplitude (%u), got %zu", count, v->count);
+        for (size_t i = 0; !rc && i < v->count; i++) {
+            size_t m2 = scene_key_push_index(c, i);
+            rc = scene_number(c, v->items[i], POSITIVE, &out[i]);
+            scene_key_pop(c, m2);
+        }
+        *n = (uint32_t)v->count;
+    } else {
+        rc = scene_number(c, v, POSITIVE, &out[0]);
+        *n = 1;
+    }
+    scene_key_pop(c, mark);
+    return rc;
+}
+
+/* cyclic: {amplitude: A or [A0, A1, ...], period: T or [T0, T1, ...], cycles: n}
+ * (ldem_cell_cyclic). */
+static int parse_cyclic(ctx *c, const ldem_sn *n, ldem_cell_cyclic *cy)
+{
+    static const char *const keys[] = {"amplitude", "period", "cycles", NULL};
+    int rc = scene_check_mapping(c, n, keys);
+    if (!rc && !ldem_sn_get(n, "amplitude"))
+        rc = scene_missing(c, n, "amplitude",
+                           "the strain amplitude, > 0, or a list of them applied in turn");
+    if (!rc)
+        rc = positive_numbers(c, n, "amplitude", 0, cy->amplitude, &cy->levels);
+    if (!rc && !ldem_sn_get(n, "period"))
+        rc = scene_missing(c, n, "period",
+                           "the time of one cycle, > 0, or a list of one per amplitude");
+    uint32_t periods = 0;
+    if (!rc)
+        rc = positive_numbers(c, n, "period", ldem_sn_get(n, "period")->kind ==
+                                                      LDEM_SN_SEQUENCE ? cy->levels : 0,
+                              cy->period, &periods);
+    for (uint32_t i = 1; !rc && periods == 1 && i < cy->levels; i++)
+        cy->period[i] = cy->period[0];
+    uint64_t cycles = 1;
+    if (!rc)
+        rc = scene_int_field_from(c, n, "cycles", 1, 1e9, &cycles);
+    cy->cycles = (uint32_t)cycles;
+    return rc;
+}
+
+/* x, y, z: {strain_rate: r}, {stress: s}, {mean_stress: p} or {cyclic: {...}}. */
 static int parse_cell_direction(ctx *c, const ldem_sn *n, int k, ldem_cell_control *ctl)
 {
-    static const char *const keys[] = {"strain_rate", "stress", NULL};
-    const ldem_sn *rate = ldem_sn_get(n, "strain_rate"), *stress = ldem_sn_get(n, "stress");
+    static const char *const keys[] = {"strain_rate", "stress", "mean_stress", "cyclic", NULL};
     int rc = scene_check_mapping(c, n, keys);
-    if (!rc && (!rate) == (!stress))
-        rc = FAIL(c, n, "give exactly one of strain_rate (1/time, extension positive) and "
-                  "stress (the target, compression positive)");
-    if (!rc && rate) {
+    int given = 0;
+    for (int q = 0; !rc && keys[q]; q++)
+        given += ldem_sn_get(n, keys[q]) != NULL;
+    if (!rc && given != 1)
+        rc = FAIL(c, n, "give exactly one of strain_rate (1/time, extension positive), stress "
+                  "(the target, compression positive), mean_stress (the target of "
+                  "(sxx + syy + szz)/3) and cyclic ({amplitude, period, cycles})");
+    if (rc)
+        return rc;
+    if (ldem_sn_get(n, "strain_rate")) {
         ctl->drive[k] = LDEM_CELL_STRAIN_RATE;
-        rc = scene_num_field(c, n, "strain_rate", ANY, NULL, &ctl->strain_rate[k]);
+        return scene_num_field(c, n, "strain_rate", ANY, NULL, &ctl->strain_rate[k]);
     }
-    if (!rc && stress) {
+    if (ldem_sn_get(n, "stress")) {
         ctl->drive[k] = LDEM_CELL_STRESS;
-        rc = scene_num_field(c, n, "stress", ANY, NULL, &ctl->stress[k]);
+        return scene_num_field(c, n, "stress", ANY, NULL, &ctl->stress[k]);
     }
+    if (ldem_sn_get(n, "mean_stress")) {
+        ctl->drive[k] = LDEM_CELL_MEAN_STRESS;
+        return scene_num_field(c, n, "mean_stress", ANY, NULL, &ctl->stress[k]);
+    }
+    ctl->drive[k] = LDEM_CELL_CYCLIC;
+    size_t mark = scene_key_push(c, "cyclic");
+    const ldem_sn *cyclic = ldem_sn_get(n, "cyclic");
+    char buf[80];
+    rc = cyclic->kind == LDEM_SN_MAPPING
+             ? parse_cyclic(c, cyclic, &ctl->cyclic[k])
+             : FAIL(c, cyclic, "expected a mapping {amplitude: A, period: T, cycles: n}, got %s",
+                    scene_looks(cyclic, buf, sizeof buf));
+    scene_key_pop(c, mark);
     return rc;
 }
 
@@ -296,14 +370,19 @@ int scene_parse_cell(ctx *c, const ldem_sn *root)
     cell->control.gain = 0.05;
     if (!rc)
         rc = parse_cell_geometry(c, n, cell);
-    int stress_driven = 0;
+    int stress_driven = 0, mean_driven = 0;
     for (int k = 0; !rc && k < 3; k++) {
         const ldem_sn *d = ldem_sn_get(n, axes[k]);
         if (!d)
             continue;
         size_t m2 = scene_key_push(c, axes[k]);
         rc = parse_cell_direction(c, d, k, &cell->control);
-        stress_driven |= cell->control.drive[k] == LDEM_CELL_STRESS;
+        int mean = cell->control.drive[k] == LDEM_CELL_MEAN_STRESS;
+        if (!rc && mean && mean_driven)
+            rc = FAIL(c, d, "only one direction can hold the mean stress (another one already "
+                      "does)");
+        mean_driven |= mean;
+        stress_driven |= mean || cell->control.drive[k] == LDEM_CELL_STRESS;
         scene_key_pop(c, m2);
     }
     const ldem_sn *servo = ldem_sn_get(n, "servo");

@@ -703,6 +703,25 @@ static int build_cell(const ldem_scene *s, ldem_world *w, ldem_err *err)
     return LDEM_OK;
 }
 
+/* A cyclic drive whose quarter period is not a whole number of steps still meets its
+ * triangle at every step, but its turns fall between steps: the peaks are not reached. */
+static void warn_cyclic_period(const ldem_world *w)
+{
+    for (int k = 0; w->cell.periodic && k < 3; k++) {
+        const ldem_cell_cyclic *cy = &w->cell_control.cyclic[k];
+        for (uint32_t i = 0; w->cell_control.drive[k] == LDEM_CELL_CYCLIC && i < cy->levels;
+             i++) {
+            double quarter = cy->period[i] / (4.0 * w->dt), whole = nearbyint(quarter);
+            if (!(whole >= 1.0 && fabs(quarter - whole) <= 1e-9 * whole)) {
+                ldem_warn("cell.%c.cyclic.period: %g is %.6g steps of dt %g, not a multiple of "
+                          "4: the strain follows the triangle at every step but misses its "
+                          "peaks", "xyz"[k], cy->period[i], cy->period[i] / w->dt, w->dt);
+                break;
+            }
+        }
+    }
+}
+
 int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
     ldem_world_init(w);
@@ -734,6 +753,8 @@ int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
         w->skin = s->skin >= 0.0 ? s->skin : 0.1 * smallest_radius(w);
         rc = choose_dt(s, w, err);
     }
+    if (!rc)
+        warn_cyclic_period(w);
     if (!rc)
         rc = ldem_world_init_pools(w, err);
     if (rc)

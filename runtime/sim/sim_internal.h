@@ -243,8 +243,9 @@ void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic);
 
 /* Bring every position into the cell (x by h, x_prev by h_prev: see the comment inside). */
 void ldem_periodic_wrap(ldem_world *w);
-/* Advance the cell by its velocity gradient over dt and carry every position affinely;
- * returns the step's deformation F. */
+/* Advance the cell by its velocity gradient over dt (a cyclic direction's from the step
+ * count, starting its triangle here when it has not started) and carry every position
+ * affinely; returns the step's deformation F. */
 ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt);
 /* After the contact forces: the virial, the Love–Weber stress, the servo's stiffnesses, and
  * (book_work) the work of the step's deformation F on the grains. */

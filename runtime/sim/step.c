@@ -392,6 +392,8 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
                     ldem_jager_stored_energy(&jp, &w->pools[c->shard], &c->law_state.jager);
                 jager_touching++;
                 jager_cells += c->law_state.jager.length;
+                if (c->law_state.jager.length > r->max_history)
+                    r->max_history = c->law_state.jager.length;
             }
             break;
         case LDEM_LAW_HERTZ_MINDLIN:

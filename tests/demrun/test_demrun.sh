@@ -191,6 +191,35 @@ restart)
   restart periodic-2013 "$work/periodic" 2013 -- "$periodic"
   restart periodic-chain "$work/periodic" 1,1500,3999 -- "$periodic"
 
+  # 2d. the same cell cycled (docs/scene.md, cyclic strain): x holding the mean stress, z on
+  #     a triangle of two amplitudes, two cycles of 1000 steps each; stopped in the middle of
+  #     a cycle and along a chain; the strain at the turns; and the drive switched on by a
+  #     restart from the compression (it starts there), then stopped mid-cycle again
+  cyc=(--set "cell.x={mean_stress: 1e5}" --set "cell.z={cyclic: {amplitude: [1e-4, 1e-3],
+       period: 2e-5, cycles: 2}}" "$periodic")
+  straight cyclic -- "${cyc[@]}"
+  restart cyclic-1013 "$work/cyclic" 1013 -- "${cyc[@]}"
+  restart cyclic-chain "$work/cyclic" 1,2500,3999 -- "${cyc[@]}"
+  for turn in 250:1e-4 750:-1e-4 2250:1e-3 3750:-1e-3 4000:0; do
+    e0=$(probe_at "$work/cyclic" 0 eps_zz)
+    e=$(probe_at "$work/cyclic" "${turn%%:*}" eps_zz)
+    if awk -v e="$e" -v e0="$e0" -v a="${turn##*:}" 'BEGIN { d = e - e0 - a
+         exit !(d < 1e-12 && d > -1e-12) }'; then ok
+    else bad "cyclic: eps_zz at step ${turn%%:*} is $e, expected $e0 + ${turn##*:}"; fi
+  done
+  rm -rf "$work/switch" "$work/switch.split"
+  if leg switch "$work/switch" 0 1500 -- "$periodic" &&
+     cp -r "$work/switch" "$work/switch.split" &&
+     leg switch "$work/switch" 1500 end -- "${cyc[@]}" &&
+     leg switch "$work/switch.split" 1500 2613 -- "${cyc[@]}" &&
+     leg switch "$work/switch.split" 2613 end -- "${cyc[@]}"; then
+    same_output switch "$work/switch" "$work/switch.split"
+    e0=$(probe_at "$work/switch" 1500 eps_zz)
+    e=$(probe_at "$work/switch" 1750 eps_zz)
+    awk -v e="$e" -v e0="$e0" 'BEGIN { d = e - e0 - 1e-4; exit !(d < 1e-12 && d > -1e-12) }' &&
+      ok || bad "switch: eps_zz at 1750 is $e, expected $e0 + 1e-4 (the drive starts at 1500)"
+  fi
+
   # 3. level-set grains (ellipsoids) among spheres, stopped at the half and with the lid in
   #    contact
   ellipsoid_bundle

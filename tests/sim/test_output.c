@@ -738,9 +738,10 @@ static const char *const BASE_COLUMNS[] = {"t",
                                            "mean_history",
                                            "history_bytes",
                                            "history_cells",
+                                           "max_history",
                                            "modal_kinetic",
                                            "modal_elastic"};
-#define NBASE 16
+#define NBASE 17
 
 static ldem_probe_row sample_row(uint64_t step, double scale)
 {
@@ -758,6 +759,7 @@ static ldem_probe_row sample_row(uint64_t step, double scale)
                             .mean_history = 1.0 / 9.0,
                             .history_bytes = 1ull << 40,
                             .history_cells = step * 7 + 1,
+                            .max_history = step % 5 + 2,
                             .modal_kinetic = scale / 11.0,
                             .modal_elastic = -scale * 1e-3};
 }
@@ -830,6 +832,7 @@ static void check_row(const ldem_table *t, size_t r, const ldem_world *w, uint64
                                 row.mean_history,
                                 (double)row.history_bytes,
                                 (double)row.history_cells,
+                                (double)row.max_history,
                                 row.modal_kinetic,
                                 row.modal_elastic};
     const double *got = &t->values[r * t->ncols];
@@ -1039,7 +1042,7 @@ Test(sim_output, probes_resume_refuses_foreign_table)
     spit(path, bad);
     cr_assert_eq(ldem_probes_open(&p, dir, &w, 10, &err), LDEM_ERR_INPUT);
     cr_assert_eq(err.line, 4);
-    cr_assert(strstr(err.msg, "3 columns, expected 28"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "3 columns, expected 29"), "%s", err.msg);
     free(bad);
     free(good);
     ldem_world_free(&w);

@@ -11,7 +11,11 @@
  *   - the Love–Weber stress of one compressed pair across the boundary is N ℓ / V along the
  *     line of centres, nothing else, and the servo's stiffness is dN/dδ ℓ² / V;
  *   - the servo brings a stress-controlled assembly to its target and holds it within 1 %,
- *     with the cell's work closing the energy balance.
+ *     with the cell's work closing the energy balance; held at a mean stress instead, the
+ *     trace meets its target with the other two directions at theirs;
+ *   - a cyclic drive keeps the cell's strain on its triangle at every step of a pressed
+ *     assembly, starts where it is switched on (also by a restart from a checkpoint written
+ *     under another drive), and a restart in the middle of a cycle continues bit for bit.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldem/bytes.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/cell.h"
 #include "ldem/sim/checkpoint.h"
@@ -457,4 +462,232 @@ Test(periodic, servo_integral_in_checkpoints)
     cr_assert(strstr(err.msg, "cell values"), "%s", err.msg);
     ldem_world_free(&b);
     ldem_world_free(&w);
+}
+
+/* ---- the mean-stress servo ---- */
+
+/* The 64 spheres of servo_settles_to_the_target_stress with x holding the mean stress at
+ * 100 kPa while y and z are held at 50 and 200 kPa: x must settle at 3 p* − 250 kPa =
+ * 50 kPa, the trace at 300 kPa. */
+Test(periodic, mean_stress_servo_settles)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_HERTZ_JAGER);
+    w.dt = 2e-8;
+    w.skin = 1e-4;
+    w.damping_local = 0.3;
+    const double a = 2.1e-3;
+    make_cell(&w, diag3(4 * a, 4 * a, 4 * a), ldem_vec3_make(2 * a, 2 * a, 2 * a));
+    w.cell_control.drive[0] = LDEM_CELL_MEAN_STRESS;
+    w.cell_control.stress[0] = 1e5;
+    w.cell_control.drive[1] = w.cell_control.drive[2] = LDEM_CELL_STRESS;
+    w.cell_control.stress[1] = 5e4;
+    w.cell_control.stress[2] = 2e5;
+    w.cell_control.gain = 0.05;
+    w.cell_control.integral = 0.0125;
+    w.cell_control.max_rate = 100.0;
+    for (int i = 0; i < 64; i++)
+        wf_add_sphere(&w,
+                      ldem_vec3_make(a * (0.5 + i % 4) + 5e-6 * uniform(),
+                                     a * (0.5 + i / 4 % 4) + 5e-6 * uniform(),
+                                     a * (0.5 + i / 16) + 5e-6 * uniform()),
+                      1e-3, ldem_vec3_zero());
+    ldem_err err;
+    cr_assert_eq(ldem_world_prepare(&w, &err), LDEM_OK, "%s", err.msg);
+    const int steps = 60000, window = 10000;
+    double worst_p = 0.0, worst_x = 0.0;
+    for (int s = 0; s < steps; s++) {
+        cr_assert_eq(ldem_world_step(&w, &err), LDEM_OK, "%s", err.msg);
+        if (s < steps - window)
+            continue;
+        double p = (w.stress.m[0][0] + w.stress.m[1][1] + w.stress.m[2][2]) / 3.0;
+        worst_p = fmax(worst_p, fabs(p / 1e5 - 1.0));
+        worst_x = fmax(worst_x, fabs(w.stress.m[0][0] / 5e4 - 1.0));
+    }
+    cr_log_info("mean-stress servo: worst |p/p* - 1| %.3g, |sxx/50 kPa - 1| %.3g over the last "
+                "%d steps", worst_p, worst_x, window);
+    cr_assert_lt(worst_p, 0.01, "mean stress off its target by %.3g", worst_p);
+    cr_assert_lt(worst_x, 0.03, "sxx off 3 p* - syy - szz by %.3g", worst_x);
+    ldem_world_free(&w);
+}
+
+/* ---- the cyclic drive ---- */
+
+/* 27 spheres pressed in a small cell (servo_world's), x holding the mean stress, y at zero
+ * strain, z either squeezed at a strain rate (to write a checkpoint under another drive) or
+ * cycled: 1e-4 then 3e-4, two cycles each of 200 steps. */
+static const double CYC_AMP[2] = {1e-4, 3e-4};
+#define CYC_STEPS 200 /* steps a cycle */
+#define CYC_CYCLES 2
+
+static void cyclic_world(ldem_world *w, int cyclic)
+{
+    servo_world(w);
+    w->cell_control.drive[0] = LDEM_CELL_MEAN_STRESS;
+    w->cell_control.stress[0] = 8e6;
+    w->cell_control.strain_rate[1] = 0.0;
+    if (cyclic) {
+        ldem_cell_cyclic *c = &w->cell_control.cyclic[2];
+        w->cell_control.drive[2] = LDEM_CELL_CYCLIC;
+        c->levels = 2, c->cycles = CYC_CYCLES;
+        for (int i = 0; i < 2; i++)
+            c->amplitude[i] = CYC_AMP[i], c->period[i] = CYC_STEPS * w->dt;
+    }
+}
+
+static void steps_to(ldem_world *w, uint64_t last)
+{
+    ldem_err err;
+    while (w->step < last)
+        cr_assert_eq(ldem_world_step(w, &err), LDEM_OK, "step %llu: %s",
+                     (unsigned long long)w->step, err.msg);
+}
+
+/* The triangle of the drive at n steps since its start (the test's own). */
+static double cyc_triangle(uint64_t n)
+{
+    uint64_t level = n / (CYC_STEPS * CYC_CYCLES);
+    if (level >= 2)
+        return 0.0;
+    double phi = (double)(n % CYC_STEPS) / CYC_STEPS;
+    return CYC_AMP[level] * (phi < 0.25 ? 4 * phi : phi < 0.75 ? 2 - 4 * phi : 4 * phi - 4);
+}
+
+static void assert_same_state(const ldem_world *a, const ldem_world *b)
+{
+    size_t n = a->bodies.count;
+    cr_assert_eq(b->step, a->step);
+    cr_assert(memcmp(a->bodies.x, b->bodies.x, n * sizeof *a->bodies.x) == 0, "positions");
+    cr_assert(memcmp(a->bodies.v, b->bodies.v, n * sizeof *a->bodies.v) == 0, "velocities");
+    cr_assert(memcmp(a->bodies.L, b->bodies.L, n * sizeof *a->bodies.L) == 0, "spins");
+    cr_assert(memcmp(&a->cell.h, &b->cell.h, sizeof a->cell.h) == 0, "cell");
+    cr_assert(memcmp(&a->cell.L, &b->cell.L, sizeof a->cell.L) == 0, "rates");
+    cr_assert(memcmp(&a->stress, &b->stress, sizeof a->stress) == 0, "stress");
+    cr_assert(memcmp(a->servo_integral, b->servo_integral, sizeof a->servo_integral) == 0);
+    cr_assert_eq(a->ncontacts, b->ncontacts);
+    for (size_t k = 0; k < a->ncontacts; k++)
+        cr_assert(memcmp(&a->contacts[k].ft, &b->contacts[k].ft, sizeof(ldem_vec3)) == 0 &&
+                      memcmp(&a->contacts[k].fn, &b->contacts[k].fn, sizeof(ldem_vec3)) == 0,
+                  "contact %zu", k);
+}
+
+/* The strain follows the triangle at every step from the start (the drive starts at step 0
+ * of a prepared world, at the strain it has there), the mean stress is held meanwhile, the
+ * probes' rate is the step's, and a restart from a checkpoint in the middle of a cycle
+ * continues bit for bit. */
+Test(periodic, cyclic_drive_follows_triangle_and_restarts)
+{
+    ldem_world w;
+    cyclic_world(&w, 1);
+    double start = ldem_cell_strain(&w.cell, 2), worst = 0.0, worst_p = 0.0;
+    const uint64_t total = 2 * CYC_STEPS * CYC_CYCLES + 50, cut = CYC_STEPS * 3 + 70;
+    char path[600];
+    snprintf(path, sizeof path, "%s/periodic-cyclic.ldc", LDEM_TEST_TMP);
+    ldem_err err;
+    while (w.step < total) {
+        double strain = ldem_cell_strain(&w.cell, 2);
+        steps_to(&w, w.step + 1);
+        double now = ldem_cell_strain(&w.cell, 2);
+        worst = fmax(worst, fabs(now - start - cyc_triangle(w.step)));
+        /* each step moves the strain by the triangle's step, and the probes' rate of the
+         * next step is what the next step will take (−L dt, compression positive) */
+        cr_assert_leq(fabs((now - strain) - (cyc_triangle(w.step) - cyc_triangle(w.step - 1))),
+                      1e-15, "step %llu", (unsigned long long)w.step);
+        cr_assert_leq(fabs(-w.cell.L.m[2][2] * w.dt -
+                           (cyc_triangle(w.step + 1) - cyc_triangle(w.step))),
+                      1e-15, "rate after step %llu", (unsigned long long)w.step);
+        if (w.step > 100) {
+            double p = (w.stress.m[0][0] + w.stress.m[1][1] + w.stress.m[2][2]) / 3.0;
+            worst_p = fmax(worst_p, fabs(p / 8e6 - 1.0));
+        }
+        if (w.step == cut)
+            cr_assert_eq(ldem_checkpoint_save(path, &w, NULL, &err), LDEM_OK, "%s", err.msg);
+    }
+    cr_assert(w.cyclic_started[2] && w.cyclic_start[2] == 0 && !w.cyclic_started[0] &&
+              !w.cyclic_started[1]);
+    cr_log_info("cyclic drive: strain off the triangle by %.3g, mean stress by %.3g", worst,
+                worst_p);
+    cr_assert_leq(worst, 1e-15, "the strain left the triangle by %.3g", worst);
+    cr_assert_leq(worst_p, 0.05, "the mean stress left its target by %.3g", worst_p);
+    cr_assert(w.cell.L.m[2][2] == 0.0 || fabs(w.cell.L.m[2][2]) < 1e-6,
+              "after the last cycle z is held (L %g)", w.cell.L.m[2][2]);
+
+    ldem_world b;
+    cyclic_world(&b, 1);
+    cr_assert_eq(ldem_checkpoint_load(path, &b, NULL, &err), LDEM_OK, "%s", err.msg);
+    cr_assert(b.cyclic_started[2] && b.cyclic_start[2] == 0 && b.cyclic_strain0[2] == start);
+    steps_to(&b, total);
+    assert_same_state(&w, &b);
+    ldem_world_free(&b);
+    ldem_world_free(&w);
+}
+
+/* A restart that switches z from a strain rate to the cyclic drive starts the triangle at
+ * the checkpoint's step and strain, though the checkpoint's L is the old drive's; a
+ * checkpoint written before the cyclic drive (CELL without its six values) loads with no
+ * drive running, and a start that is not a whole step up to the checkpoint's is refused. */
+static void cell_before_cyclic(ldem_section *s)
+{
+    s->length = 8 * (CELL_VALUES_BEFORE_INTEGRAL + 3);
+}
+
+static void cyclic_start_late(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 8 * (CELL_VALUES_BEFORE_INTEGRAL + 3 + 2), 1e6);
+}
+
+static void cyclic_start_fraction(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 8 * (CELL_VALUES_BEFORE_INTEGRAL + 3 + 2), 0.5);
+}
+
+Test(periodic, cyclic_drive_switched_on_by_a_restart)
+{
+    ldem_world w;
+    cyclic_world(&w, 0);
+    steps_to(&w, 150);
+    cr_assert(w.cell.L.m[2][2] == -5.0);
+    char path[600], old[620], late[620], frac[620];
+    snprintf(path, sizeof path, "%s/periodic-squeezed.ldc", LDEM_TEST_TMP);
+    snprintf(old, sizeof old, "%s/periodic-squeezed-old.ldc", LDEM_TEST_TMP);
+    snprintf(late, sizeof late, "%s/periodic-squeezed-late.ldc", LDEM_TEST_TMP);
+    snprintf(frac, sizeof frac, "%s/periodic-squeezed-frac.ldc", LDEM_TEST_TMP);
+    ldem_err err;
+    cr_assert_eq(ldem_checkpoint_save(path, &w, NULL, &err), LDEM_OK, "%s", err.msg);
+    wf_patch_section(path, old, "CELL", cell_before_cyclic);
+    double strain = ldem_cell_strain(&w.cell, 2);
+    ldem_world_free(&w);
+
+    for (int file = 0; file < 2; file++) {
+        ldem_world b;
+        cyclic_world(&b, 1);
+        cr_assert_eq(ldem_checkpoint_load(file ? old : path, &b, NULL, &err), LDEM_OK, "%s",
+                     err.msg);
+        cr_assert(!b.cyclic_started[0] && !b.cyclic_started[1] && !b.cyclic_started[2]);
+        double worst = 0.0;
+        for (uint64_t n = 1; n <= 300; n++) {
+            steps_to(&b, 150 + n);
+            worst = fmax(worst, fabs(ldem_cell_strain(&b.cell, 2) - strain - cyc_triangle(n)));
+        }
+        cr_assert(b.cyclic_started[2] && b.cyclic_start[2] == 150);
+        cr_assert_leq(worst, 1e-15, "%s: strain off the triangle by %.3g",
+                      file ? "old file" : "file", worst);
+        ldem_world_free(&b);
+    }
+
+    /* a running drive's start must be a whole step up to the checkpoint's */
+    cyclic_world(&w, 1);
+    steps_to(&w, 40);
+    cr_assert_eq(ldem_checkpoint_save(path, &w, NULL, &err), LDEM_OK, "%s", err.msg);
+    ldem_world_free(&w);
+    wf_patch_section(path, late, "CELL", cyclic_start_late);
+    wf_patch_section(path, frac, "CELL", cyclic_start_fraction);
+    const char *bad[2] = {late, frac};
+    for (int k = 0; k < 2; k++) {
+        ldem_world b;
+        cyclic_world(&b, 1);
+        cr_assert_eq(ldem_checkpoint_load(bad[k], &b, NULL, &err), LDEM_ERR_INPUT);
+        cr_assert(strstr(err.msg, "cyclic drive of direction z started at step"), "%s", err.msg);
+        ldem_world_free(&b);
+    }
 }

@@ -835,8 +835,8 @@ Test(scene, cell_errors_drive_and_servo)
     char line[256];
 #define CELL(rest) (snprintf(line, sizeof line, "%s%s", box, rest), line)
     expect_bad_cell(CELL("x: {strain_rate: 1, stress: 10}}"),
-                    (const char *[]){"cell.x: give exactly one of strain_rate", "and stress",
-                                     NULL});
+                    (const char *[]){"cell.x: give exactly one of strain_rate", "stress",
+                                     "mean_stress", "and cyclic", NULL});
     expect_bad_cell(CELL("y: {}}"), (const char *[]){"cell.y: give exactly one of strain_rate",
                                                      NULL});
     expect_bad_cell(CELL("z: {rate: 1}}"),
@@ -929,6 +929,97 @@ Test(scene, cell_accepted)
     /* no cell: open space */
     load_ok(&s, SCENES "minimal.yaml", 0, NULL);
     cr_assert_eq(s.cell.given, 0);
+    ldem_scene_free(&s);
+}
+
+/* A cyclic drive and the mean-stress servo: one amplitude and one period, lists of both
+ * (one period for every amplitude, or one each), cycles defaulting to 1; a direction that
+ * holds the mean stress is stress-driven (it needs the servo) and only one may. Errors name
+ * the key down to a list's index, also through --set. */
+Test(scene, cell_cyclic_and_mean_stress)
+{
+    use_cell_file("cyclic");
+    write_cell_scene("cell:\n"
+                     "  box: {lo: [-1, -1, -1], hi: [1, 1, 1]}\n"
+                     "  x: {mean_stress: 1e5}\n"
+                     "  y: {cyclic: {amplitude: 1e-4, period: 0.5}}\n"
+                     "  z: {cyclic: {amplitude: [1e-6, 1e-5, 1e-3], period: 2e-3, cycles: 10}}\n"
+                     "  servo: {max_strain_rate: 0.5}", NULL);
+    ldem_scene s;
+    load_ok(&s, cell_path, 0, NULL);
+    const ldem_cell_control *k = &s.cell.control;
+    cr_assert_eq(k->drive[0], LDEM_CELL_MEAN_STRESS);
+    cr_assert_eq(k->stress[0], 1e5);
+    cr_assert_eq(k->drive[1], LDEM_CELL_CYCLIC);
+    cr_assert(k->cyclic[1].levels == 1 && k->cyclic[1].cycles == 1 &&
+              k->cyclic[1].amplitude[0] == 1e-4 && k->cyclic[1].period[0] == 0.5);
+    cr_assert_eq(k->drive[2], LDEM_CELL_CYCLIC);
+    cr_assert(k->cyclic[2].levels == 3 && k->cyclic[2].cycles == 10);
+    const double amp[3] = {1e-6, 1e-5, 1e-3};
+    for (int i = 0; i < 3; i++)
+        cr_assert(k->cyclic[2].amplitude[i] == amp[i] && k->cyclic[2].period[i] == 2e-3,
+                  "level %d: %g, %g", i, k->cyclic[2].amplitude[i], k->cyclic[2].period[i]);
+    ldem_scene_free(&s);
+    write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, "
+                     "z: {cyclic: {amplitude: [1e-6, 1e-3], period: [1, 4], cycles: 2}}}", NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    cr_assert(s.cell.control.cyclic[2].period[0] == 1 && s.cell.control.cyclic[2].period[1] == 4);
+    ldem_scene_free(&s);
+
+    const char *box = "cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, ";
+    char line[512];
+#define CELL(rest) (snprintf(line, sizeof line, "%s%s", box, rest), line)
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: -1, period: 1}}}"),
+                    (const char *[]){"cell.z.cyclic.amplitude: must be > 0, got -1", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: [1e-6, 0], period: 1}}}"),
+                    (const char *[]){"cell.z.cyclic.amplitude.1: must be > 0, got 0", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: [], period: 1}}}"),
+                    (const char *[]){"cell.z.cyclic.amplitude: expected 1 to 16 values, got 0",
+                                     NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+                         "1, 1, 1], period: 1}}}"),
+                    (const char *[]){"cell.z.cyclic.amplitude: expected 1 to 16 values, got 17",
+                                     NULL});
+    expect_bad_cell(CELL("z: {cyclic: {period: 1}}}"),
+                    (const char *[]){"cell.z.cyclic: missing 'amplitude'", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3}}}"),
+                    (const char *[]){"cell.z.cyclic: missing 'period'", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3, period: 0}}}"),
+                    (const char *[]){"cell.z.cyclic.period: must be > 0, got 0", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: [1e-6, 1e-3], period: [1, 2, 3]}}}"),
+                    (const char *[]){"cell.z.cyclic.period: expected one value per amplitude "
+                                     "(2), got 3", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: [1e-6, 1e-3], period: [1, -2]}}}"),
+                    (const char *[]){"cell.z.cyclic.period.1: must be > 0, got -2", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3, period: 1, cycles: 0}}}"),
+                    (const char *[]){"cell.z.cyclic.cycles: expected a whole number >= 1", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3, period: 1, cycles: 2.5}}}"),
+                    (const char *[]){"cell.z.cyclic.cycles: expected a whole number", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3, period: 1, shape: sine}}}"),
+                    (const char *[]){"cell.z.cyclic.shape: unknown key",
+                                     "accepted: amplitude, period, cycles", NULL});
+    expect_bad_cell(CELL("z: {cyclic: 3}}"),
+                    (const char *[]){"cell.z.cyclic: expected a mapping", NULL});
+    expect_bad_cell(CELL("z: {cyclic: {amplitude: 1e-3, period: 1}, strain_rate: 0}}"),
+                    (const char *[]){"cell.z: give exactly one of", NULL});
+    expect_bad_cell(CELL("x: {mean_stress: 100}}"),
+                    (const char *[]){"cell: a stress-controlled direction needs servo", NULL});
+    expect_bad_cell(CELL("x: {mean_stress: 100}, y: {mean_stress: 100}, "
+                         "servo: {max_strain_rate: 1}}"),
+                    (const char *[]){"cell.y: only one direction can hold the mean stress",
+                                     NULL});
+    expect_bad_cell(CELL("x: {mean_stress: low}, servo: {max_strain_rate: 1}}"),
+                    (const char *[]){"cell.x.mean_stress: expected a number, got 'low'", NULL});
+#undef CELL
+    write_cell_scene("cell: {box: {lo: [-1, -1, -1], hi: [1, 1, 1]}, "
+                     "z: {cyclic: {amplitude: 1e-3, period: 1}}}", NULL);
+    const char *sets[] = {"cell.z.cyclic.amplitude=-1"};
+    ldem_err err = load_fail(cell_path, 1, sets);
+    expect_error(&err, "--set", 0,
+                 (const char *[]){"cell.z.cyclic.amplitude: must be > 0, got -1", NULL});
+    const char *sets2[] = {"cell.z={cyclic: {amplitude: [1e-6, 1e-5], period: 1, cycles: 10}}"};
+    load_ok(&s, cell_path, 1, sets2);
+    cr_assert(s.cell.control.cyclic[2].levels == 2 && s.cell.control.cyclic[2].cycles == 10);
     ldem_scene_free(&s);
 }
 

@@ -97,13 +97,61 @@ double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref);
 
 enum ldem_cell_drive {
     LDEM_CELL_STRAIN_RATE = 0,   /* L_kk given */
-    LDEM_CELL_STRESS = 1         /* L_kk chosen each step by the servo */
+    LDEM_CELL_STRESS = 1,        /* L_kk chosen each step by the servo */
+    LDEM_CELL_CYCLIC = 2,        /* strain cycled along a triangle (ldem_cell_cyclic) */
+    LDEM_CELL_MEAN_STRESS = 3    /* L_kk chosen by the servo so that the mean stress
+                                  * p = (σ_xx + σ_yy + σ_zz)/3 meets the target */
 };
+
+/* ---- a cyclic strain drive: a triangle wave in strain ----
+ *
+ * From the step at which the drive starts (n = 0, time τ = n dt), the direction's
+ * logarithmic strain (compression positive, as the probes report it) relative to its value
+ * there runs `cycles` cycles of period T_0 at amplitude A_0, then `cycles` of period T_1 at
+ * A_1, and so on; within level i, at time τ_i since the level began,
+ *
+ *     ε = A_i tri(u − ⌊u⌋),   u = τ_i / T_i,
+ *     tri(φ) = 4φ (φ < ¼),  2 − 4φ (φ < ¾),  4φ − 4 (otherwise),
+ *
+ * each cycle starting and ending at the start's strain, its first quarter towards
+ * compression; after the last level ε stays 0 (the direction is held). The triangle is
+ * continuous, also where one level gives way to the next (at ε = 0), and its |rate|
+ * 4 A_i / T_i is constant within a level, so the loops are rate-independent like a
+ * quasi-static lab test's. When every T_i/dt is a whole number P_i (within 1e-9,
+ * relative), the phase is computed in integers, so that ε(n) is A_i times a ratio of
+ * integers rounded once: zero at every cycle's end and ±A_i at every turn when P_i is a
+ * multiple of 4 (otherwise the strain still meets the triangle at every step, but the turns
+ * fall between steps). Each step's rate is the one that takes the cell's strain from what it
+ * is to the triangle's next value (ldem_cell_cyclic_rate), so round-off in h cannot
+ * accumulate over the cycles. The phase follows from n alone, which the world keeps (and its
+ * checkpoints, with the start's strain), so a restart continues bit for bit. */
+enum { LDEM_CELL_CYCLIC_LEVELS = 16 }; /* most amplitudes one drive takes */
+
+typedef struct ldem_cell_cyclic {
+    double amplitude[LDEM_CELL_CYCLIC_LEVELS]; /* A_i > 0, in the order they are applied */
+    double period[LDEM_CELL_CYCLIC_LEVELS];    /* T_i > 0 (time) */
+    uint32_t levels;     /* number of amplitudes, 1..LDEM_CELL_CYCLIC_LEVELS */
+    uint32_t cycles;     /* cycles at each amplitude, ≥ 1 */
+} ldem_cell_cyclic;
+
+/* ε(n) above: the strain (compression positive) n steps of dt after the drive started. */
+double ldem_cell_cyclic_strain(const ldem_cell_cyclic *c, uint64_t n, double dt);
+
+/* The strain rate L_kk (extension positive, like L) of the step from n to n + 1 of a drive
+ * that started at strain `start` (ldem_cell_strain's, compression positive): the rate that
+ * takes direction k's strain from its value in `cell` now to start + ε(n + 1),
+ *     L_kk = (ldem_cell_strain(cell, k) − start − ε(n + 1)) / dt,
+ * exact for an orthogonal cell whose L is diagonal, where exp(L dt) scales width k by
+ * exp(L_kk dt). Once every cycle is done it holds the start's strain. */
+double ldem_cell_cyclic_rate(const ldem_cell *cell, int k, const ldem_cell_cyclic *c,
+                             uint64_t n, double dt, double start);
 
 typedef struct ldem_cell_control {
     int drive[3];            /* enum ldem_cell_drive per direction x, y, z */
     double strain_rate[3];   /* L_kk of strain-controlled directions (1/time, extension +) */
-    double stress[3];        /* target σ_kk of stress-controlled directions (compression +) */
+    double stress[3];        /* target σ_kk of stress-controlled directions (compression +);
+                              * the target mean stress p of a LDEM_CELL_MEAN_STRESS one */
+    ldem_cell_cyclic cyclic[3]; /* the triangle of each LDEM_CELL_CYCLIC direction */
     double gain;             /* α ∈ (0, 1]: fraction of the stress error the affine
                               * response corrects per step */
     double integral;         /* ι ∈ [0, 1): the integral term's gain (0: proportional only) */

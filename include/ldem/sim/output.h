@@ -89,6 +89,7 @@ typedef struct ldem_probe_row {
     double mean_history;      /* mean Jäger stack length over Jäger contacts in touch */
     uint64_t history_bytes;   /* memory held by the history pools */
     uint64_t history_cells;   /* live history cells (pooled and held by the contacts) */
+    uint64_t max_history;     /* the longest Jäger stack of a contact in touch */
     /* periodic cell only */
     double work_cell;         /* cumulative work of the cell's deformation on the grains */
     double strain[3];         /* logarithmic strain per edge direction, compression + */
@@ -105,7 +106,7 @@ typedef struct ldem_probes {
 
 /* Open DIR/probes.tsv and write the header: t step kinetic potential stored_normal
  * stored_tangential dissipated damped work_walls balance_error contacts mean_history
- * history_bytes history_cells, then per wall NAME.fx NAME.fy NAME.fz NAME.dx NAME.dy NAME.dz
+ * history_bytes history_cells max_history modal_kinetic modal_elastic, then per wall NAME.fx NAME.fy NAME.fz NAME.dx NAME.dy NAME.dz
  * (force the grains exert, displacement). resume_step > 0 keeps the existing file's rows up
  * to that step (a restarted run continues the same table) and drops later ones; the kept
  * table is rewritten atomically, then appended to. Creates DIR if needed. Wall names go into

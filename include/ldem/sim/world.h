@@ -278,6 +278,10 @@ typedef struct ldem_world {
                               * (sym(virial) + Σ m v ⊗ v) / V */
     double stiffness[3];     /* the servo's affine (Voigt) stiffness per normal direction */
     double servo_integral[3]; /* the servo's accumulated rate I per direction (cell.h) */
+    uint64_t cyclic_start[3]; /* the step at which a cyclic direction's drive started */
+    double cyclic_strain0[3]; /* and the direction's strain then (ldem_cell_strain) */
+    int cyclic_started[3];   /* 1 while a cyclic drive runs (cyclic_start valid); a direction
+                              * that turns cyclic starts its triangle at that step */
     double work_cell;        /* cumulative work the cell's deformation did on the grains */
 
     ldem_vec3 gravity;
