@@ -282,16 +282,32 @@ static void clear_forces(ldem_contact *c)
     c->stored_normal = c->kn = 0.0;
 }
 
-/* The Hertz laws' normal damping (ldem_hertz_damping; tests/sim/test_contact_damping.c
- * measures the restitution it gives), from the contact's c->kn and the law's N. The approach
- * rate is that of the two material points over the step (du along n, deformation included),
- * so that a quasi-static compression, whose overlaps barely change, feels almost none of it.
- * Its work goes to c->dissipated; never negative, since the force has the sign of the rate or
- * is capped while separating. */
-static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double normal,
-                             double du_n)
+/* What the finite turn of body i over the step (material_step's r − dq⁻¹ r) lacks to be the
+ * material point's velocity times dt, θ × r (θ = log dq): the chord of a turning point bends
+ * towards the centre by |r|(1 − cos θ), which is not an approach of the surfaces. */
+static ldem_vec3 turn_to_velocity(const ldem_world *w, uint32_t i, ldem_vec3 r)
 {
-    double rate = -du_n / w->dt;
+    ldem_quat dq = w->work->dq[i];
+    ldem_vec3 chord = ldem_vec3_sub(r, ldem_quat_rotate_inv(dq, r));
+    return ldem_vec3_sub(ldem_vec3_cross(ldem_quat_log(dq), r), chord);
+}
+
+double ldem__approach_rate(const ldem_world *w, const ldem_contact *c, ldem_vec3 du,
+                           ldem_vec3 n, ldem_vec3 at, ldem_vec3 xi, ldem_vec3 xj)
+{
+    ldem_vec3 d = ldem_vec3_sub(du, turn_to_velocity(w, c->i, ldem_vec3_sub(at, xi)));
+    if (!(c->j & LDEM_WALL_BIT))
+        d = ldem_vec3_add(d, turn_to_velocity(w, c->j, ldem_vec3_sub(at, xj)));
+    return -ldem_vec3_dot(d, n) / w->dt;
+}
+
+/* The Hertz laws' normal damping (ldem_hertz_damping; tests/sim/test_contact_damping.c
+ * measures the restitution it gives), from the contact's c->kn and the law's N, at the
+ * approach rate ldem__approach_rate gives. Its work goes to c->dissipated; never negative,
+ * since the force has the sign of the rate or is capped while separating. */
+static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, double normal,
+                             double rate)
+{
     double f = ldem_hertz_damping_from(c->kn, normal, ldem__effective_mass(w, c), zeta, rate);
     c->dissipated += f * rate * w->dt;
     return f;
@@ -335,9 +351,13 @@ void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
     ldem_vec3 n = p->normal;
     c->kn = ldem_hertz_stiffness(&c->pair, d1);
     double minus_t[2] = {-t[0], -t[1]};
-    double damped = law->damping > 0.0 && w->dt > 0.0
-                        ? normal_damping(w, c, law->damping, normal, ldem_vec3_dot(du, n))
-                        : 0.0;
+    double damped = 0.0;
+    if (law->damping > 0.0 && w->dt > 0.0) {
+        ldem_vec3 xj = (c->j & LDEM_WALL_BIT) ? ldem_vec3_zero()
+                                              : ldem_vec3_add(w->bodies.x[c->j], off->now);
+        double rate = ldem__approach_rate(w, c, du, n, p->point, w->bodies.x[c->i], xj);
+        damped = normal_damping(w, c, law->damping, normal, rate);
+    }
     set_forces(w, c, off, ldem_vec3_scale(n, normal + damped),
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
     c->stored_normal = 0.4 * normal * d1;

@@ -172,6 +172,14 @@ static inline void ldem__hertz_record_patch(ldem_contact *c, const ldem_patch *p
     c->npatch = p->nnodes;
 }
 
+/* The rate at which the surfaces approach at `at` along n, the normal damping's: the normal
+ * relative velocity of the two material points there, (v_j + ω_j × r_j − v_i − ω_i × r_i)·n
+ * plus the deformation rate, from the step's material-point move du (contacts.c's
+ * material_step) with each body's finite turn replaced by θ × r (θ = log dq). From du alone a
+ * grain that only spins would seem to approach at |r| ω² dt/2. xi, xj: the centres (j's at
+ * its image; ignored for a wall). One function for the scalar path and the lanes. */
+double ldem__approach_rate(const ldem_world *w, const ldem_contact *c, ldem_vec3 du,
+                           ldem_vec3 n, ldem_vec3 at, ldem_vec3 xi, ldem_vec3 xj);
 /* ldem__hertz_law_step, and ldem__hertz_record_patch. */
 int ldem__hertz_law(ldem_world *w, ldem_contact *c, const ldem_patch *p, const double ds[2],
                     double *normal, double t[2]);

@@ -75,9 +75,14 @@ static void hertz_forces_lanes(ldem_world *w, ldem_contact *const c[LANES],
     ldem__vl d1 = ldem__vl_gather(d1a), N = ldem__vl_gather(normal);
     /* ldem_hertz_stiffness */
     ldem__vl kn = two * ldem__vl_gather(estar_a) * ldem__vl_sqrt(ldem__vl_gather(rstar_a) * d1);
-    /* normal_damping and ldem_hertz_damping_from */
-    ldem__vl rate = -ldem__v3l_dot(du, n) / ldem__vl_splat(w->dt);
-    ldem__vl zeta = ldem__vl_gather(zeta_a);
+    /* normal_damping and ldem_hertz_damping_from; the rate lane by lane, by the scalar
+     * path's own function (it needs each body's turn) */
+    ldem__vl zeta = ldem__vl_gather(zeta_a), rate = zero;
+    for (int l = 0; l < LANES; l++)
+        if (zeta_a[l] > 0.0 && w->dt > 0.0)
+            rate[l] = ldem__approach_rate(w, c[l], ldem__v3l_lane(du, l), ldem__v3l_lane(n, l),
+                                          ldem__v3l_lane(at, l), ldem__v3l_lane(xi, l),
+                                          ldem__v3l_lane(xj, l));
     ldem__vl f = two * zeta * ldem__vl_sqrt(kn * ldem__vl_gather(mstar_a)) * rate;
     f = ldem__vl_select(f < -N, -N, f);
     ldem__ml has_damping = (zeta > 0.0) & (ldem__vl_splat(w->dt) > 0.0);
