@@ -104,6 +104,10 @@ int ldem__broadphase_resize(void **p, size_t count, size_t size)
 
 int ldem__broadphase_reserve(void **p, size_t *capacity, size_t need, size_t size)
 {
+    /* Never leave a reserved array NULL: `array + 0` on a null pointer is undefined, and the
+     * callers offset their arrays even when nothing is in them. */
+    if (need == 0)
+        need = 1;
     if (need <= *capacity)
         return 0;
     size_t cap = grown(*capacity, need);

@@ -136,10 +136,12 @@ static int parse_count(ctx *c, const ldem_sn *m, uint64_t count[3])
     double v[3];
     int rc = scene_numbers(c, n, 3, "[nx, ny, nz]", v);
     for (int k = 0; !rc && k < 3; k++) {
+        /* Range first: converting an out-of-range double to an integer is undefined. */
         if (!(v[k] >= 1.0) || v[k] != floor(v[k]) || v[k] > SCENE_MAX_GRAINS)
             rc = FAIL(c, n, "expected three whole numbers >= 1, got [%g, %g, %g]", v[0], v[1],
                       v[2]);
-        count[k] = (uint64_t)v[k];
+        else
+            count[k] = (uint64_t)v[k];
     }
     if (!rc && (double)count[0] * (double)count[1] * (double)count[2] > SCENE_MAX_GRAINS)
         rc = FAIL(c, n, "%g sites: at most %u grains", v[0] * v[1] * v[2], SCENE_MAX_GRAINS);

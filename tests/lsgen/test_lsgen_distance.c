@@ -47,9 +47,14 @@ static double rnd_in(double lo, double hi)
     return lo + (hi - lo) * rnd();
 }
 
+/* Drawn one statement at a time: the order in which a call's arguments are evaluated is
+ * unspecified (GCC and Clang differ), and the points must not depend on the compiler. */
 static ldem_vec3 rnd_vec(double lo, double hi)
 {
-    return ldem_vec3_make(rnd_in(lo, hi), rnd_in(lo, hi), rnd_in(lo, hi));
+    double x = rnd_in(lo, hi);
+    double y = rnd_in(lo, hi);
+    double z = rnd_in(lo, hi);
+    return ldem_vec3_make(x, y, z);
 }
 
 static ldem_vec3 v3(double x, double y, double z)
@@ -772,7 +777,8 @@ Test(lsgen_winding, exact_and_hierarchical_closed_meshes)
                 cr_assert_leq(fabs(wh - w), 1e-2);
             }
         }
-        cr_assert_gt(inside, 50, "%s", ms[k].name);
+        /* The torus fills 9 % of the large query box (2π²Rr² of 27), about 45 points. */
+        cr_assert_gt(inside, 30, "%s: %d inside", ms[k].name, inside);
         cr_assert_gt(outside, 50, "%s", ms[k].name);
         cr_log_info("%s: worst |w_bvh - w_exact| = %.3g", ms[k].name, worst);
         lsgen_bvh_free(b);

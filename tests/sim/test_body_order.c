@@ -55,7 +55,7 @@ Test(body_order, a_permutation_that_keeps_neighbours_together)
     static unsigned char seen[N];
     rng_seed(11);
     for (size_t i = 0; i < N; i++) {
-        x[i] = ldem_vec3_make(rng_uniform(-2, 3), rng_uniform(0, 1), rng_uniform(5, 6));
+        x[i] = rng_point(ldem_vec3_make(-2, 0, 5), ldem_vec3_make(3, 1, 6));
         input[i] = (uint32_t)i;
     }
     x[N - 1] = x[N - 2] = x[17]; /* three equal points: they keep their input order */

@@ -69,7 +69,7 @@ static void random_cloud(size_t n, double fill, ldem_vec3 *x, double *r)
     }
     double side = cbrt(volume / fill);
     for (size_t i = 0; i < n; i++)
-        x[i] = ldem_vec3_make(rng_uniform(0, side), rng_uniform(0, side), rng_uniform(0, side));
+        x[i] = rng_point(ldem_vec3_make(0, 0, 0), ldem_vec3_make(side, side, side));
 }
 
 Test(broadphase, random_polydisperse_sets)
@@ -125,7 +125,7 @@ Test(broadphase, pairs_at_the_largest_reach)
             double z = rng_uniform(-1, 1), phi = rng_uniform(0, 2 * PI), s = sqrt(1 - z * z);
             u = ldem_vec3_make(s * cos(phi), s * sin(phi), z);
         }
-        x[2 * k] = ldem_vec3_make(rng_uniform(0, 400), rng_uniform(0, 400), rng_uniform(0, 400));
+        x[2 * k] = rng_point(ldem_vec3_make(0, 0, 0), ldem_vec3_make(400, 400, 400));
         x[2 * k + 1] = ldem_vec3_add(x[2 * k], ldem_vec3_scale(u, reach * (1 - 1e-12)));
         r[2 * k] = r[2 * k + 1] = 1.5;
     }

@@ -497,6 +497,12 @@ Test(scene, lattice_count_checked)
     const char *huge[] = {"grains.2.lattice.count=[1000, 1000, 1000]"};
     err = load_fail(SCENES "placements.yaml", 1, huge);
     expect_error(&err, "--set", 0, (const char *[]){"grains.2.lattice.count", "at most", NULL});
+    /* Beyond any integer: refused before it is converted (the conversion would be undefined;
+     * Clang's -fsanitize=float-cast-overflow stops here if the order is wrong). */
+    const char *beyond[] = {"grains.2.lattice.count=[1e30, 1, 1]"};
+    err = load_fail(SCENES "placements.yaml", 1, beyond);
+    expect_error(&err, "--set", 0,
+                 (const char *[]){"grains.2.lattice.count", "whole numbers >= 1", NULL});
 }
 
 Test(scene, tsv_error_names_its_line)

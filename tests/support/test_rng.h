@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "ldem/vec3.h"
+
 static uint64_t rng_state;
 
 static inline void rng_seed(uint64_t seed)
@@ -24,6 +26,17 @@ static inline uint64_t splitmix64(void)
 static inline double rng_uniform(double a, double b)
 {
     return a + (b - a) * (double)(splitmix64() >> 11) * 0x1.0p-53;
+}
+
+/* A point uniform in the box [lo, hi), drawn x, y, z in that order: one draw per statement,
+ * since the order in which a call's arguments are evaluated is unspecified (GCC and Clang
+ * differ) and a test's points must not depend on the compiler. */
+static inline ldem_vec3 rng_point(ldem_vec3 lo, ldem_vec3 hi)
+{
+    double x = rng_uniform(lo.x, hi.x);
+    double y = rng_uniform(lo.y, hi.y);
+    double z = rng_uniform(lo.z, hi.z);
+    return ldem_vec3_make(x, y, z);
 }
 
 /* Uniform in [-1, 1). */
