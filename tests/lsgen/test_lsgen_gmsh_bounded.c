@@ -144,6 +144,8 @@ Test(gmsh_bounded, timeout_stops_a_slow_remesh)
  * reports the failed allocation, or dies of it) instead of growing. */
 Test(gmsh_bounded, memory_budget_stops_a_large_remesh)
 {
+    if (!CHILD_TASK_LIMITS_MEMORY)
+        cr_skip_test("no memory budget under AddressSanitizer (child_task.h)");
     ldem_trimesh in, out;
     read_sphere_in_process(&in);
     ldem_trimesh_init(&out);
@@ -176,11 +178,12 @@ static int no_receive(void *ctx, void **buf, size_t *len, ldem_err *err)
     return LDEM_OK;
 }
 
+/* abort(): AddressSanitizer would turn a SIGSEGV into its report and exit status 1. */
 static int crash(void *ctx, ldem_err *err)
 {
     (void)ctx;
     (void)err;
-    raise(SIGSEGV);
+    abort();
     return LDEM_OK;
 }
 
@@ -190,7 +193,7 @@ Test(child_task, crash_is_named_by_its_signal)
     ldem_err err;
     cr_assert_eq(child_task_run(&t, &generous, &err), LDEM_ERR_INTERNAL);
     cr_assert_str_eq(err.file, "input.dat");
-    cr_assert_str_eq(err.msg, "Worker crashed (SIGSEGV) while working");
+    cr_assert_str_eq(err.msg, "Worker crashed (SIGABRT) while working");
     assert_no_child_left();
 }
 

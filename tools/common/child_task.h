@@ -18,6 +18,20 @@
 
 #include "ldem/err.h"
 
+/* AddressSanitizer maps terabytes of shadow memory and its allocator cannot fail cleanly
+ * under an address-space limit (it stalls), so in a sanitized build the memory budget is
+ * not applied: CHILD_TASK_LIMITS_MEMORY is 0 there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHILD_TASK_LIMITS_MEMORY 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CHILD_TASK_LIMITS_MEMORY 0
+#endif
+#endif
+#ifndef CHILD_TASK_LIMITS_MEMORY
+#define CHILD_TASK_LIMITS_MEMORY 1
+#endif
+
 typedef struct child_budget {
     double timeout_s;    /* wall-clock seconds; 0 = no limit */
     size_t memory_bytes; /* address space the child may map beyond what it inherits from the
