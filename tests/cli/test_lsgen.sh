@@ -68,6 +68,43 @@ else
   bad "gmsh is not installed (apt-get install gmsh)"
 fi
 
+# ---- Gmsh's budget (--timeout): a remesh far too fine for 0.5 s is stopped: one error line,
+# exit 2, no output file, no Gmsh process left behind; SIGTERM while Gmsh works stops lsgen
+# (143) and its Gmsh child within 2 s, and leaves no output either.
+if [ -f "$work/sphere.stl" ]; then
+  QUIET_STDOUT=1
+  expect_error gmsh-timeout 2 \
+    "^lsgen: error: $work/sphere.stl: Gmsh did not finish within 0.5 s \\(--timeout\\) while " -- \
+    "$lsgen" mesh "$work/sphere.stl" --h 1 --node-spacing 0.1 --timeout 0.5 -o "$work/slow.ldg"
+  QUIET_STDOUT=0
+  if ls "$work"/slow.* > /dev/null 2>&1; then bad "gmsh-timeout left $(ls "$work"/slow.*)"
+  else ok; fi
+  # lsgen's Gmsh child is killed before lsgen exits: nothing of ours may still run.
+  if pgrep -f "mesh $work/sphere.stl" > /dev/null; then bad "gmsh-timeout left a process"
+  else ok; fi
+
+  "$lsgen" mesh "$work/sphere.stl" --h 1 --node-spacing 0.1 -o "$work/slow.ldg" \
+    2> "$work/term.err" &
+  pid=$!
+  child=
+  for _ in $(seq 100); do  # until Gmsh's child process runs (reading, then remeshing)
+    child=$(pgrep -P "$pid") && break
+    sleep 0.05
+  done
+  sleep 0.5
+  t0=$(date +%s%N)
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  if [ -z "$child" ]; then bad "gmsh-sigterm: lsgen never started a Gmsh process"
+  elif [ "$rc" -ne 143 ]; then bad "gmsh-sigterm: exit $rc, expected 143: $(cat "$work/term.err")"
+  elif [ "$ms" -gt 2000 ]; then bad "gmsh-sigterm: took $ms ms to stop"
+  elif kill -0 "$child" 2> /dev/null; then bad "gmsh-sigterm: Gmsh's process $child still runs"
+  elif ls "$work"/slow.* > /dev/null 2>&1; then bad "gmsh-sigterm left $(ls "$work"/slow.*)"
+  else ok; fi
+fi
+
 # ---- pipes: stdout is the bundle, stderr the messages
 if "$lsgen" sphere --radius 2 --h 0.25 | "$info" -q; then ok; else bad "lsgen | ldg-info"; fi
 
@@ -155,6 +192,7 @@ usage not-a-number "--radius: '1x' is not a finite number" -- sphere --radius 1x
 usage short-list "--axes: expected 3 comma-separated numbers" -- ellipsoid --axes 1,2
 usage wrong-option '--length does not apply to a sphere' -- sphere --radius 1 --length 2
 usage zero-h "--h: expected a number > 0" -- sphere --radius 1 --h 0
+usage negative-timeout "--timeout: expected a number >= 0, got '-1'" -- sphere --radius 1 --timeout -1
 usage too-round 'cuboid: .*rounding' -- cuboid --size 2,2,2 --rounding 1.5
 usage bad-encoding '--vtk-encoding' -- sphere --radius 1 --vtk-encoding base64
 usage huge-grid 'a grid of .* is too large' -- sphere --radius 1 --h 1e-4

@@ -16,6 +16,7 @@
 
 #include "energyfit_cli.h"
 #include "fit.h"
+#include "blas_threads.h"
 #include "cli.h"
 #include "ldem/bundle.h"
 #include "ldem/energy.h"
@@ -486,6 +487,7 @@ int main(int argc, char **argv)
     if (st)
         return st < 0 ? 0 : st;
     ldem_log_set_level(LDEM_LOG_WARN + o.verbosity);
+    blas_use_one_thread(); /* the same bytes on any machine: blas_threads.c */
     ldem_err err;
     ldem_err_clear(&err);
     int rc = run(&o, &err);

@@ -52,6 +52,7 @@ static void usage(FILE *out)
         "                       table range, F'(0) against the bundle's K_aa (KMAT)\n"
         "  -q, --quiet          errors only\n"
         "  -h, --help, --version\n"
+        "The output is the same bytes for any OPENBLAS_NUM_THREADS (BLAS runs on one thread).\n"
         "\n"
         "Example: modefit ... | energyfit --mode 0 --table data/energy/henzel-appendix-b.tsv\n"
         "           --mode 1 --forces reactions.tsv --degree 5 > grain.ldg\n");

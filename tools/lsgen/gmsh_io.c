@@ -686,35 +686,59 @@ static int open_and_collect(const char *path, double mesh_size, ldem_trimesh *ou
     return st;
 }
 
-int lsgen_gmsh_read_surface(const char *path, double mesh_size, ldem_trimesh *out,
-                            ldem_err *err)
+int lsgen_gmsh_read_precheck(const char *path, ldem_err *err)
 {
-    int st = lsgen_gmsh_require_session("lsgen_gmsh_read_surface", err);
-    if (!st)
-        st = check_file(path, err);
+    int st = check_file(path, err);
     if (!st && has_suffix(path, ".stl")) {
         size_t nstl = 0;
         st = lsgen_stl_check(path, &nstl, err);
     }
+    return st;
+}
+
+int lsgen_gmsh_read_raw(const char *path, double mesh_size, ldem_trimesh *out,
+                        size_t *skipped, ldem_err *err)
+{
+    int st = lsgen_gmsh_require_session("lsgen_gmsh_read_surface", err);
     if (st)
         return st;
     lsgen_gmsh_quiet q;
     if ((st = lsgen_gmsh_quiet_enter(&q, err)))
         return st;
-    size_t skipped = 0;
-    st = open_and_collect(path, mesh_size, out, &skipped, err);
+    *skipped = 0;
+    st = open_and_collect(path, mesh_size, out, skipped, err);
     st = lsgen_gmsh_quiet_leave(&q, st, err);
-    if (!st && out->ntris == 0)
-        st = ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
-                          "no surface triangles (expected an STL, a .msh with 2-D elements, "
-                          "or CAD geometry with surfaces)");
-    if (st) {
+    if (st)
         ldem_trimesh_free(out);
-        return st;
+    return st;
+}
+
+int lsgen_gmsh_read_finish(const char *path, ldem_trimesh *out, size_t skipped,
+                           ldem_err *err)
+{
+    if (out->ntris == 0) {
+        ldem_trimesh_free(out);
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                            "no surface triangles (expected an STL, a .msh with 2-D elements, "
+                            "or CAD geometry with surfaces)");
     }
     if (skipped)
         ldem_warn("%s: %zu surface elements that are neither triangles nor quadrangles "
                   "were ignored", path, skipped);
     ldem_debug("%s: %zu vertices, %zu triangles", path, out->nverts, out->ntris);
     return LDEM_OK;
+}
+
+int lsgen_gmsh_read_surface(const char *path, double mesh_size, ldem_trimesh *out,
+                            ldem_err *err)
+{
+    int st = lsgen_gmsh_require_session("lsgen_gmsh_read_surface", err);
+    if (!st)
+        st = lsgen_gmsh_read_precheck(path, err);
+    size_t skipped = 0;
+    if (!st)
+        st = lsgen_gmsh_read_raw(path, mesh_size, out, &skipped, err);
+    if (!st)
+        st = lsgen_gmsh_read_finish(path, out, skipped, err);
+    return st;
 }

@@ -3,6 +3,7 @@
 #ifndef LSGEN_GMSH_IO_H
 #define LSGEN_GMSH_IO_H
 
+#include "child_task.h"
 #include "ldem/err.h"
 #include "ldem/mesh.h"
 
@@ -24,5 +25,18 @@ int lsgen_gmsh_read_surface(const char *path, double mesh_size, ldem_trimesh *ou
  * Output vertices lie on the input triangles, triangles oriented like the input. */
 int lsgen_gmsh_remesh(const ldem_trimesh *in, double spacing, double feature_deg,
                       ldem_trimesh *out, ldem_err *err);
+
+/* The same two, each in a child process of its own (its own Gmsh session: none is needed
+ * here) under `budget` (child_task.h): on the time budget the child is killed and the
+ * error is LDEM_ERR_INPUT "FILE: Gmsh did not finish within T s (--timeout) while ...";
+ * SIGTERM, SIGINT or SIGHUP meanwhile kill the child first, then this process. The results
+ * are the same bytes as in-process. `source` names the file the remeshed surface came from,
+ * in errors. */
+int lsgen_gmsh_read_surface_bounded(const char *path, double mesh_size,
+                                    const child_budget *budget, ldem_trimesh *out,
+                                    ldem_err *err);
+int lsgen_gmsh_remesh_bounded(const ldem_trimesh *in, double spacing, double feature_deg,
+                              const char *source, const child_budget *budget,
+                              ldem_trimesh *out, ldem_err *err);
 
 #endif

@@ -65,4 +65,22 @@ typedef struct lsgen_gmsh_edges {
 
 int lsgen_gmsh_edge_stats(const ldem_trimesh *m, lsgen_gmsh_edges *st, ldem_err *err);
 
+/* lsgen_gmsh_read_surface and lsgen_gmsh_remesh in three steps each, so that the middle
+ * one, Gmsh's, can run in a child process under a budget (gmsh_bounded.c): checks of the
+ * input that need no Gmsh; Gmsh's work (needs the session; `out` is left empty on error);
+ * and what is made of its result (frees `out` on error, and always `patch`). */
+int lsgen_gmsh_read_precheck(const char *path, ldem_err *err);
+int lsgen_gmsh_read_raw(const char *path, double mesh_size, ldem_trimesh *out,
+                        size_t *skipped, ldem_err *err);
+int lsgen_gmsh_read_finish(const char *path, ldem_trimesh *out, size_t skipped,
+                           ldem_err *err);
+
+int lsgen_gmsh_remesh_precheck(const ldem_trimesh *in, double spacing, double feature_deg,
+                               ldem_err *err);
+/* `patch` receives a malloc'ed array: each triangle's patch (lsgen_gmsh_collect_triangles). */
+int lsgen_gmsh_remesh_raw(const ldem_trimesh *in, double spacing, double feature_deg,
+                          ldem_trimesh *out, uint32_t **patch, size_t *skipped, ldem_err *err);
+int lsgen_gmsh_remesh_finish(const ldem_trimesh *in, double spacing, ldem_trimesh *out,
+                             uint32_t *patch, size_t skipped, ldem_err *err);
+
 #endif

@@ -222,12 +222,10 @@ static double surface_area(const ldem_trimesh *m)
     return a;
 }
 
-static int check_arguments(const ldem_trimesh *in, double spacing, double feature_deg,
-                           ldem_err *err)
+int lsgen_gmsh_remesh_precheck(const ldem_trimesh *in, double spacing, double feature_deg,
+                               ldem_err *err)
 {
-    int st = lsgen_gmsh_require_session("lsgen_gmsh_remesh", err);
-    if (st)
-        return st;
+    int st;
     if (in->ntris == 0)
         return ldem_err_set(err, LDEM_ERR_INPUT, NULL, 0, "remesh: the surface has no triangles");
     if ((st = ldem_trimesh_check(in, "remesh input", err)))
@@ -269,24 +267,36 @@ static int check_output(const ldem_trimesh *in, const ldem_trimesh *out, ldem_er
     return LDEM_OK;
 }
 
-int lsgen_gmsh_remesh(const ldem_trimesh *in, double spacing, double feature_deg,
-                      ldem_trimesh *out, ldem_err *err)
+int lsgen_gmsh_remesh_raw(const ldem_trimesh *in, double spacing, double feature_deg,
+                          ldem_trimesh *out, uint32_t **patch, size_t *skipped, ldem_err *err)
 {
-    int st = check_arguments(in, spacing, feature_deg, err);
+    *patch = NULL;
+    *skipped = 0;
+    int st = lsgen_gmsh_require_session("lsgen_gmsh_remesh", err);
     if (st)
         return st;
     lsgen_gmsh_quiet q;
     if ((st = lsgen_gmsh_quiet_enter(&q, err)))
         return st;
-    uint32_t *patch = NULL;
-    size_t skipped = 0;
     st = add_discrete_surface(in, err);
     if (!st)
         st = classify_and_mesh(spacing, feature_deg, err);
     if (!st)
-        st = lsgen_gmsh_collect_triangles(out, &patch, &skipped, err);
+        st = lsgen_gmsh_collect_triangles(out, patch, skipped, err);
     st = lsgen_gmsh_quiet_leave(&q, st, err);
-    if (!st && (out->ntris == 0 || skipped))
+    if (st) {
+        free(*patch);
+        *patch = NULL;
+        ldem_trimesh_free(out);
+    }
+    return st;
+}
+
+int lsgen_gmsh_remesh_finish(const ldem_trimesh *in, double spacing, ldem_trimesh *out,
+                             uint32_t *patch, size_t skipped, ldem_err *err)
+{
+    int st = LDEM_OK;
+    if (out->ntris == 0 || skipped)
         st = ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
                           "Gmsh's remeshed surface has %zu triangles and %zu other elements",
                           out->ntris, skipped);
@@ -303,4 +313,20 @@ int lsgen_gmsh_remesh(const ldem_trimesh *in, double spacing, double feature_deg
     ldem_debug("remesh: %zu triangles, %zu vertices at spacing %g (%zu patches reoriented)",
                out->ntris, out->nverts, spacing, flipped);
     return LDEM_OK;
+}
+
+int lsgen_gmsh_remesh(const ldem_trimesh *in, double spacing, double feature_deg,
+                      ldem_trimesh *out, ldem_err *err)
+{
+    int st = lsgen_gmsh_require_session("lsgen_gmsh_remesh", err);
+    if (!st)
+        st = lsgen_gmsh_remesh_precheck(in, spacing, feature_deg, err);
+    if (st)
+        return st;
+    uint32_t *patch = NULL;
+    size_t skipped = 0;
+    st = lsgen_gmsh_remesh_raw(in, spacing, feature_deg, out, &patch, &skipped, err);
+    if (st)
+        return st;
+    return lsgen_gmsh_remesh_finish(in, spacing, out, patch, skipped, err);
 }

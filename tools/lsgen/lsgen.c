@@ -233,14 +233,16 @@ static int mesh_level_set(const lsgen_options *o, const ldem_trimesh *mesh,
     return LDEM_OK;
 }
 
-static int mesh_nodes(const lsgen_options *o, const ldem_trimesh *mesh, const lsgen_bvh *bvh,
-                      lsgen_result *r, ldem_err *err)
+static int mesh_nodes(const lsgen_options *o, const child_budget *gmsh_budget,
+                      const ldem_trimesh *mesh, const lsgen_bvh *bvh, lsgen_result *r,
+                      ldem_err *err)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ldem_trimesh surf;
     ldem_trimesh_init(&surf);
-    int rc = lsgen_gmsh_remesh(mesh, o->node_spacing, o->feature_angle, &surf, err);
+    int rc = lsgen_gmsh_remesh_bounded(mesh, o->node_spacing, o->feature_angle, o->mesh_path,
+                                       gmsh_budget, &surf, err);
     if (!rc)
         rc = lsgen_nodes_from_mesh(&surf, &r->nodes, err);
     if (!rc)
@@ -253,19 +255,19 @@ static int mesh_nodes(const lsgen_options *o, const ldem_trimesh *mesh, const ls
     return rc;
 }
 
-static int run_mesh(lsgen_options *o, lsgen_result *r, ldem_err *err)
+/* Gmsh runs in child processes (gmsh_io.h: *_bounded) under `gmsh_memory` bytes of memory
+ * each; 0 = no limit. */
+static int run_mesh(lsgen_options *o, size_t gmsh_memory, lsgen_result *r, ldem_err *err)
 {
     ldem_trimesh mesh;
     ldem_trimesh_init(&mesh);
-    int rc = lsgen_gmsh_begin(err);
-    if (rc)
-        return rc;
+    const child_budget gmsh_budget = {o->timeout, gmsh_memory};
     /* CAD input is meshed first: finer than the nodes, so the level set sees the true
      * shape; without any size given, gmsh_io sizes it from the model's bounding box. */
     double mesh_size = o->mesh_size ? o->mesh_size
                        : o->node_spacing ? 0.5 * o->node_spacing
                                          : 0.5 * o->h;
-    rc = lsgen_gmsh_read_surface(o->mesh_path, mesh_size, &mesh, err);
+    int rc = lsgen_gmsh_read_surface_bounded(o->mesh_path, mesh_size, &gmsh_budget, &mesh, err);
     if (!rc)
         rc = mesh_geometry(o, &mesh, r, err);
     lsgen_bvh *bvh = NULL;
@@ -274,10 +276,9 @@ static int run_mesh(lsgen_options *o, lsgen_result *r, ldem_err *err)
     if (!rc)
         rc = mesh_level_set(o, &mesh, bvh, r, err);
     if (!rc)
-        rc = mesh_nodes(o, &mesh, bvh, r, err);
+        rc = mesh_nodes(o, &gmsh_budget, &mesh, bvh, r, err);
     lsgen_bvh_free(bvh);
     ldem_trimesh_free(&mesh);
-    lsgen_gmsh_end();
     if (rc)
         return rc;
     char stem[128];
@@ -304,7 +305,8 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     ldem_meta_init(&r.meta);
     if (!rc)
-        rc = o.is_mesh ? run_mesh(&o, &r, &err) : run_shape(&o, &r, &err);
+        rc = o.is_mesh ? run_mesh(&o, child_task_physical_memory(), &r, &err)
+                       : run_shape(&o, &r, &err);
     if (!rc)
         rc = lsgen_write_outputs(&o, &r, &err);
     lsgen_result_free(&r);

@@ -13,6 +13,10 @@
 #include "ldem/vtu.h"
 
 #define PROGRAM "lsgen"
+/* Seconds for each Gmsh step: minutes more than any mesh lsgen is meant for needs (a
+ * 100k-triangle STL remeshed at 140k triangles takes ~8 s), yet a runaway stops while
+ * someone still waits for it. */
+#define LSGEN_DEFAULT_TIMEOUT 600.0
 
 static void usage(FILE *out)
 {
@@ -39,6 +43,11 @@ static void usage(FILE *out)
         "  --node-spacing S     surface node spacing (default: H)\n"
         "  --feature-angle DEG  mesh input: edges sharper than this stay sharp (default 40)\n"
         "  --mesh-size S        CAD input: element size of the first meshing (default S/2)\n"
+        "  --timeout SECONDS    mesh input: time for each Gmsh step (reading or meshing the\n"
+        "                       input; remeshing for the nodes), default 600, 0 = none;\n"
+        "                       past it Gmsh is stopped and lsgen exits with status 2.\n"
+        "                       Gmsh runs in a child process whose memory is limited to\n"
+        "                       the machine's physical memory\n"
         "Body:\n"
         "  --density RHO        mass density (default 1)\n"
         "  --unit NAME          length unit recorded in META (default 1, i.e. unitless)\n"
@@ -179,7 +188,7 @@ static int build_shape(lsgen_options *o, const shape_args *a)
 
 enum {
     OPT_RADIUS = 256, OPT_AXES, OPT_SIZE, OPT_ROUNDING, OPT_LENGTH, OPT_EPS, OPT_H, OPT_PAD,
-    OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_DENSITY, OPT_UNIT, OPT_NAME, OPT_VTI,
+    OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_TIMEOUT, OPT_DENSITY, OPT_UNIT, OPT_NAME, OPT_VTI,
     OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_VERSION
 };
 
@@ -197,6 +206,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         {"node-spacing", required_argument, NULL, OPT_NODE_SPACING},
         {"feature-angle", required_argument, NULL, OPT_FEATURE},
         {"mesh-size", required_argument, NULL, OPT_MESH_SIZE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"density", required_argument, NULL, OPT_DENSITY},
         {"unit", required_argument, NULL, OPT_UNIT},
         {"name", required_argument, NULL, OPT_NAME},
@@ -214,6 +224,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
     memset(o, 0, sizeof *o);
     o->pad = 3;
     o->feature_angle = 40.0;
+    o->timeout = LSGEN_DEFAULT_TIMEOUT;
     o->density = 1.0;
     o->unit = "1";
     o->output = "-";
@@ -246,6 +257,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
                 rc = cli_fail("--feature-angle: expected degrees in (0, 180], got '%s'", optarg);
             break;
         case OPT_MESH_SIZE: rc = parse_positive("mesh-size", optarg, 0, &o->mesh_size); break;
+        case OPT_TIMEOUT: rc = parse_positive("timeout", optarg, 1, &o->timeout); break;
         case OPT_DENSITY: rc = parse_positive("density", optarg, 0, &o->density); break;
         case OPT_UNIT: o->unit = optarg; break;
         case OPT_NAME: o->name = optarg; break;

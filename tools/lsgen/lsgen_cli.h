@@ -17,6 +17,7 @@ typedef struct lsgen_options {
     double node_spacing;     /* 0 = default (h) */
     double feature_angle;    /* degrees, mesh remeshing */
     double mesh_size;        /* CAD meshing size; 0 = default (node spacing / 2) */
+    double timeout;          /* seconds for each Gmsh step; 0 = none */
     double density;
     const char *unit, *name;
     const char *output, *vti, *vtu;

@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "blas_threads.h"
 #include "cli.h"
 #include "modefit_cli.h"
 #include "ldem/bundle.h"
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
         return st < 0 ? 0 : st;
     }
     ldem_log_set_level(LDEM_LOG_WARN + o.verbosity);
+    blas_use_one_thread(); /* the same bytes on any machine: blas_threads.c */
 #ifdef _OPENMP
     if (o.threads > 0)
         omp_set_num_threads(o.threads);

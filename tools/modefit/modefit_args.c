@@ -70,7 +70,11 @@ static void usage(FILE *out)
         "Other:\n"
         "  -i, --input FILE     bundle to extend (default stdin)\n"
         "  -o, --output FILE    extended bundle (default stdout; written atomically)\n"
-        "  --threads N          OpenMP threads for sampling (default: all cores)\n"
+        "  --threads N          OpenMP threads for sampling (default: all cores); the\n"
+        "                       output is the same bytes for any N and any\n"
+        "                       OPENBLAS_NUM_THREADS (BLAS runs on one thread). Other CPUs\n"
+        "                       may differ in the last bits unless OPENBLAS_CORETYPE pins\n"
+        "                       OpenBLAS's kernels (README, modefit)\n"
         "  -v, --verbose        print K, M, frequencies, mismatch; -q, --quiet: errors only\n"
         "  -h, --help, --version\n");
 }
