@@ -1,4 +1,7 @@
-/* demrun's run: scene → world → steps, with frames, probes, checkpoints and a progress bar. */
+/* demrun's run: scene → world → steps, with frames, probes, checkpoints and a progress bar.
+ *
+ * Every input (the scene, the checkpoint, the probes table a restart continues) is read and
+ * checked before any output is opened, so a refused run changes nothing on disk. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +102,16 @@ static void summary(const run *r, const char *what)
     ldem_info("%s: %zu grains (%zu level-set%s), %zu walls, %zu materials, dt %.6g, %llu steps",
               what, w->bodies.count, nls, deform, w->nwalls, w->nmaterials, w->dt,
               (unsigned long long)ldem_scene_total_steps(&r->scene, w->dt));
+}
+
+/* What opening the outputs would refuse, found without writing: the probes table a restart
+ * continues. (The frame times were checked with the checkpoint; a missing earlier frame is
+ * only a warning.) */
+static int check_outputs(const run *r, const ldem_checkpoint_extra *x, ldem_err *err)
+{
+    if (x && r->scene.probe_every)
+        return ldem_probes_check_resume(r->dir, &r->world, r->world.step, err);
+    return LDEM_OK;
 }
 
 static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
@@ -204,6 +217,8 @@ int demrun_run(const demrun_options *o)
             rc = ldem_world_prepare(&r.world, &err);
         }
     }
+    if (!rc)
+        rc = check_outputs(&r, o->restart ? &x : NULL, &err);
     if (!rc)
         rc = open_outputs(&r, o->restart ? &x : NULL, &err);
     if (!rc && !o->restart)
