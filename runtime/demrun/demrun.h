@@ -22,7 +22,23 @@ typedef struct demrun_options {
 int demrun_parse_args(int argc, char **argv, demrun_options *o);
 void demrun_options_free(demrun_options *o);
 
-/* The run; returns the exit status. */
+/* The run; returns the exit status: 0, 2 for bad input (ldem_err_exit_code), or 128 + the
+ * signal when SIGINT or SIGTERM stopped it (130, 143). */
 int demrun_run(const demrun_options *o);
+
+/* Files demrun writes in its output folder besides the probes and the frames. */
+#define DEMRUN_CHECKPOINT_NAME "checkpoint.ldc"
+#define DEMRUN_PACKING_NAME "packing.tsv"
+
+/* demrun_signals.c: from install on, SIGINT and SIGTERM (unless they arrived ignored) only
+ * record that the run should stop; demrun_stop_signal() is that signal's number, 0 if none
+ * came. The handler does nothing else, so the step loop decides when to stop. */
+void demrun_signals_install(void);
+int demrun_stop_signal(void);
+const char *demrun_signal_name(int sig);
+
+/* demrun_leftovers.c: remove the "*.tmp.XXXXXX" files of demrun's own outputs that a killed
+ * run left in DIR and DIR/frames (ldem/outfile.h); other files are never touched. */
+void demrun_remove_leftovers(const char *dir);
 
 #endif

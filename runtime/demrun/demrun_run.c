@@ -1,4 +1,9 @@
-/* demrun's run: scene → world → steps, with frames, probes, checkpoints and a progress bar. */
+/* demrun's run: scene → world → steps, with frames, probes, checkpoints and a progress bar.
+ *
+ * Order matters for what a failed or stopped run leaves on disk: every input (the scene, the
+ * checkpoint, the probes table a restart continues) is read and checked before any output is
+ * opened, so a refused run changes nothing; and SIGINT/SIGTERM end the loop between steps,
+ * after the step's outputs, with a checkpoint to continue from (demrun_signals.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,7 @@ typedef struct run {
     int frames_open, probes_open;
     char *checkpoint_path;
     const char *dir;
+    int stopped_by; /* the signal that ended the loop before the run's last step, or 0 */
 } run;
 
 static double seconds_now(void)
@@ -76,7 +82,7 @@ static int write_packing(run *r, ldem_err *err)
     char *path = malloc(n);
     if (!path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-    snprintf(path, n, "%s/packing.tsv", r->dir);
+    snprintf(path, n, "%s/" DEMRUN_PACKING_NAME, r->dir);
     int rc = ldem_packing_write(path, &r->world, err);
     if (!rc)
         ldem_info("packing of step %llu in %s", (unsigned long long)r->world.step, path);
@@ -101,9 +107,20 @@ static void summary(const run *r, const char *what)
               (unsigned long long)ldem_scene_total_steps(&r->scene, w->dt));
 }
 
+/* What opening the outputs would refuse, found without writing: the probes table a restart
+ * continues. (The frame times were checked with the checkpoint; a missing earlier frame is
+ * only a warning.) */
+static int check_outputs(const run *r, const ldem_checkpoint_extra *x, ldem_err *err)
+{
+    if (x && r->scene.probe_every)
+        return ldem_probes_check_resume(r->dir, &r->world, r->world.step, err);
+    return LDEM_OK;
+}
+
 static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
 {
     const ldem_scene *s = &r->scene;
+    demrun_remove_leftovers(r->dir);
     int rc = ldem_output_mkdir(r->dir, err);
     if (rc)
         return rc;
@@ -111,7 +128,7 @@ static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
     r->checkpoint_path = malloc(n);
     if (!r->checkpoint_path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-    snprintf(r->checkpoint_path, n, "%s/checkpoint.ldc", r->dir);
+    snprintf(r->checkpoint_path, n, "%s/" DEMRUN_CHECKPOINT_NAME, r->dir);
     if (s->frame_every) {
         rc = ldem_frames_open(&r->frames, r->dir, &r->world, s->frame_encoding,
                               s->frame_contacts, x ? x->nframes : 0, x ? x->frame_times : NULL,
@@ -149,13 +166,18 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
         if (!rc)
             rc = outputs(r, err);
         ldem_progress_update(&bar, w->step - first);
+        /* A signal during the last step changes nothing: the run is complete then. */
+        if (!rc && w->step < stop && demrun_stop_signal()) {
+            r->stopped_by = demrun_stop_signal();
+            break;
+        }
     }
     ldem_progress_end(&bar);
     double elapsed = seconds_now() - t0;
     if (rc)
         return rc;
     rc = save_checkpoint(r, err);
-    if (rc)
+    if (rc || r->stopped_by)
         return rc;
     ldem_probe_row row;
     ldem_world_measure(w, &row);
@@ -169,8 +191,26 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
     return LDEM_OK;
 }
 
+/* The one line a stopped run prints, whatever the log level; returns the exit status. */
+static int report_stop(const run *r, int sig)
+{
+    FILE *out = ldem_log_stream();
+    if (r->stopped_by)
+        fprintf(out, "%s: stopped by %s at step %llu (t = %.6g); continue with --restart %s\n",
+                ldem_log_program(), demrun_signal_name(sig), (unsigned long long)r->world.step,
+                r->world.t, r->checkpoint_path);
+    else
+        fprintf(out, "%s: stopped by %s before the run started; nothing was written\n",
+                ldem_log_program(), demrun_signal_name(sig));
+    fflush(out);
+    return 128 + sig;
+}
+
 int demrun_run(const demrun_options *o)
 {
+    /* Before anything takes time: a signal while the scene loads must not kill the run
+     * half-way through writing, either. */
+    demrun_signals_install();
     /* A run reports what it is doing and how it ended (one line each) unless -q. */
     ldem_log_set_level(o->quiet ? LDEM_LOG_ERROR : LDEM_LOG_INFO);
     run r;
@@ -178,6 +218,7 @@ int demrun_run(const demrun_options *o)
     ldem_scene_init(&r.scene);
     ldem_world_init(&r.world);
     ldem_checkpoint_extra x = {0, NULL};
+    int early_stop = 0; /* a signal that came before the run opened its outputs */
     ldem_err err;
     ldem_err_clear(&err);
     int rc = ldem_scene_load(&r.scene, o->scene, o->nset, o->sets, &err);
@@ -205,12 +246,18 @@ int demrun_run(const demrun_options *o)
         }
     }
     if (!rc)
+        rc = check_outputs(&r, o->restart ? &x : NULL, &err);
+    if (!rc)
+        early_stop = demrun_stop_signal(); /* nothing written yet: stop before anything is */
+    if (early_stop)
+        goto done;
+    if (!rc)
         rc = open_outputs(&r, o->restart ? &x : NULL, &err);
     if (!rc && !o->restart)
         rc = outputs(&r, &err);
     if (!rc)
         rc = simulate(&r, o, &err);
-    if (!rc && r.scene.write_packing)
+    if (!rc && !r.stopped_by && r.scene.write_packing)
         rc = write_packing(&r, &err);
 done:
     if (r.probes_open) {
@@ -222,9 +269,12 @@ done:
     }
     if (r.frames_open)
         ldem_frames_close(&r.frames);
+    int status = rc ? fail(&err) : 0;
+    if (!rc && (early_stop || r.stopped_by))
+        status = report_stop(&r, early_stop ? early_stop : r.stopped_by);
     free(r.checkpoint_path);
     free(x.frame_times);
     ldem_world_free(&r.world);
     ldem_scene_free(&r.scene);
-    return rc ? fail(&err) : 0;
+    return status;
 }

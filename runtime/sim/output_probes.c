@@ -146,12 +146,19 @@ typedef struct resume_state {
     long line;
 } resume_state;
 
+/* Copy a kept line; out is NULL when the table is only being checked. */
+static void put_kept(const char *line, FILE *out)
+{
+    if (out)
+        fputs(line, out);
+}
+
 /* One line of the earlier table: copy comments and blank lines, check the column line, copy
  * rows up to the resume step. */
 static int keep_line(resume_state *r, const char *line, FILE *out, ldem_err *err)
 {
     if (line[0] == '#' || line[0] == '\n') {
-        fputs(line, out);
+        put_kept(line, out);
         return LDEM_OK;
     }
     if (!r->header_seen) {
@@ -161,7 +168,7 @@ static int keep_line(resume_state *r, const char *line, FILE *out, ldem_err *err
                                 "'%.*s' — move the old table away to start a new one",
                                 (int)strcspn(r->columns, "\n"), r->columns);
         r->header_seen = true;
-        fputs(line, out);
+        put_kept(line, out);
         return LDEM_OK;
     }
     size_t n = count_fields(line);
@@ -173,12 +180,12 @@ static int keep_line(resume_state *r, const char *line, FILE *out, ldem_err *err
         return ldem_err_set(err, LDEM_ERR_INPUT, r->path, r->line,
                             "column 2 (step) is not a non-negative integer");
     if (step <= r->resume_step)
-        fputs(line, out);
+        put_kept(line, out);
     return LDEM_OK;
 }
 
-/* Copy what a resume keeps of the table at r->path into `out`; *found = false if there is
- * no earlier table. */
+/* Copy what a resume keeps of the table at r->path into `out` (NULL: only check it);
+ * *found = false if there is no earlier table. */
 static int keep_rows(resume_state *r, FILE *out, bool *found, ldem_err *err)
 {
     *found = false;
@@ -197,8 +204,9 @@ static int keep_rows(resume_state *r, FILE *out, bool *found, ldem_err *err)
     while (rc == LDEM_OK && (len = getline(&line, &cap, in)) >= 0) {
         r->line++;
         if (len == 0 || line[len - 1] != '\n') {
-            ldem_warn("%s:%ld: dropping an incomplete last line (the run stopped mid-row)", r->path,
-                      r->line);
+            if (out) /* said once, when the table is copied rather than checked */
+                ldem_warn("%s:%ld: dropping an incomplete last line (the run stopped mid-row)",
+                          r->path, r->line);
             break;
         }
         if ((size_t)len != strlen(line))
@@ -211,7 +219,7 @@ static int keep_rows(resume_state *r, FILE *out, bool *found, ldem_err *err)
     free(line);
     fclose(in);
     if (rc == LDEM_OK && !r->header_seen) /* empty or comments only: start the table here */
-        fputs(r->columns, out);
+        put_kept(r->columns, out);
     return rc;
 }
 
@@ -253,6 +261,33 @@ static char *probes_path(const char *dir)
     return s;
 }
 
+static size_t table_columns(const ldem_world *w)
+{
+    return NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) + cell_columns(w);
+}
+
+int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
+                             ldem_err *err)
+{
+    if (!dir || !*dir)
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0, "empty output folder name");
+    if (resume_step == 0)
+        return LDEM_OK;
+    char *path = probes_path(dir);
+    char *columns = column_line(w);
+    int rc = LDEM_OK;
+    if (!path || !columns) {
+        rc = ldem_err_set(err, LDEM_ERR_NOMEM, dir, 0, "out of memory");
+    } else {
+        resume_state r = {path, columns, table_columns(w), resume_step, false, 0};
+        bool found;
+        rc = keep_rows(&r, NULL, &found, err);
+    }
+    free(path);
+    free(columns);
+    return rc;
+}
+
 int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
                      ldem_err *err)
 {
@@ -272,9 +307,7 @@ int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint6
                           sub.msg);
         goto out;
     }
-    rc = write_start(path, columns, NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) +
-                                       cell_columns(w),
-                     resume_step, err);
+    rc = write_start(path, columns, table_columns(w), resume_step, err);
     if (rc)
         goto out;
     p->fp = fopen(path, "a");

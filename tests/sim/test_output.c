@@ -1049,6 +1049,63 @@ Test(sim_output, probes_resume_refuses_foreign_table)
     case_done(dir);
 }
 
+/* The check a restart runs before opening any output refuses what open would refuse (the
+ * same file and line) and only reads: the table keeps its bytes and its mtime, and nothing
+ * else appears in the folder. A missing table passes (open starts a new one). */
+Test(sim_output, probes_check_resume_only_reads)
+{
+    char dir[MAX_PATH], path[MAX_PATH];
+    case_dir("probes_check_resume", dir);
+    pathf(path, "%s/probes.tsv", dir);
+    ldem_world w;
+    probe_world(&w);
+    ldem_err err;
+    cr_assert_eq(ldem_probes_check_resume(dir, &w, 10, &err), LDEM_OK, "%s", err.msg);
+    ldem_probes p;
+    open_probes(&p, dir, &w, 0);
+    write_probe(&p, &w, 10, 1.0);
+    write_probe(&p, &w, 20, 1.0);
+    close_probes(&p);
+    char *good = slurp(path);
+    struct stat before, after;
+    cr_assert_eq(stat(path, &before), 0);
+
+    cr_assert_eq(ldem_probes_check_resume(dir, &w, 10, &err), LDEM_OK, "%s", err.msg);
+    w.nwalls = 1; /* the drum is gone */
+    cr_assert_eq(ldem_probes_check_resume(dir, &w, 10, &err), LDEM_ERR_INPUT);
+    cr_assert_str_eq(err.file, path);
+    cr_assert_eq(err.line, 2);
+    cr_assert(strstr(err.msg, "columns"), "%s", err.msg);
+    cr_assert_eq(ldem_probes_check_resume(dir, &w, 0, &err), LDEM_OK, "step 0 checks nothing");
+    w.nwalls = 2;
+    char *bad = strdup(good);
+    char *row = strchr(strchr(bad, '\n') + 1, '\n') + 1; /* third line: the first row */
+    strchr(row, '\t')[1] = 'x';
+    spit(path, bad);
+    cr_assert_eq(stat(path, &before), 0);
+    cr_assert_eq(ldem_probes_check_resume(dir, &w, 10, &err), LDEM_ERR_INPUT);
+    cr_assert_eq(err.line, 3);
+    cr_assert(strstr(err.msg, "step"), "%s", err.msg);
+
+    char *now = slurp(path);
+    cr_assert_str_eq(now, bad);
+    cr_assert_eq(stat(path, &after), 0);
+    cr_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+              before.st_mtim.tv_nsec == after.st_mtim.tv_nsec, "the check touched the table");
+    DIR *d = opendir(dir);
+    cr_assert(d);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    cr_assert_eq(entries, 1, "only probes.tsv in the folder, found %d entries", entries);
+    free(now);
+    free(bad);
+    free(good);
+    ldem_world_free(&w);
+    case_done(dir);
+}
+
 Test(sim_output, probes_unopenable)
 {
     char dir[MAX_PATH], path[MAX_PATH];

@@ -116,6 +116,12 @@ typedef struct ldem_probes {
  * starts a new one with a warning; an incomplete last line (a run killed mid-row) is dropped. */
 int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
                      ldem_err *err);
+/* What ldem_probes_open(p, dir, w, resume_step) would refuse in an earlier table, found by
+ * reading it only: nothing on disk changes, so a run can check every input before it opens
+ * (and rewrites) any output. A missing table is fine (open starts a new one); resume_step 0
+ * checks nothing. */
+int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
+                             ldem_err *err);
 int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row,
                       ldem_err *err);
 int ldem_probes_close(ldem_probes *p, ldem_err *err);
