@@ -11,6 +11,13 @@
  * After a restore that succeeds, the world runs STEPS steps (a restored state must be one
  * the step can take: a checkpoint demrun wrote always loads, and what loads must run).
  *
+ * One thing is bounded here rather than by libldem: the CKPT header gives each history pool's
+ * capacity, which the loader allocates (it refuses a capacity above twice the saved peak, but
+ * the peak comes from the same header, so a file can ask for 2^32 slots, 100 GB). Only a
+ * memory budget can tell that from a real run's pools, so a file asking for more than
+ * MAX_POOL_SLOTS slots in all is passed over (libFuzzer would report the allocation as an
+ * out-of-memory crash).
+ *
  * Properties besides "no crash, no leak, no UB": errors are input, memory or I/O errors
  * with a message (never LDEM_ERR_INTERNAL), and a restored world has a finite time and a
  * positive, finite time step. */
@@ -30,6 +37,8 @@ uint64_t ldem__checkpoint_static_checksum(const ldem_world *w);
 
 #define STEPS 2
 #define CKPT_CHECKSUM_OFFSET 72   /* docs/checkpoint.md, CKPT header */
+#define CKPT_POOLS_OFFSET 152     /* then per pool: u32 capacity, u32 peak */
+#define MAX_POOL_SLOTS (1u << 20)
 
 static const char *const SCENES[] = {"ckpt_box.yaml", "ckpt_cell.yaml", "ckpt_beam.yaml"};
 #define NSCENES (sizeof SCENES / sizeof SCENES[0])
@@ -64,10 +73,21 @@ static void load_scenes(void)
     ready = 1;
 }
 
-/* Which scene the file is for (the CKPT section's checksum), writing that scene's checksum
- * into the section; scene 0 when there is no such section. */
-static size_t pick_scene(uint8_t *d, size_t n)
+/* The history pools' capacities the CKPT payload asks for, in slots. */
+static uint64_t pool_slots(const uint8_t *payload, uint64_t len)
 {
+    uint64_t slots = 0;
+    for (uint64_t at = CKPT_POOLS_OFFSET; at + 8 <= len && at < CKPT_POOLS_OFFSET + 8 * 64;
+         at += 8)
+        slots += ldem_get_u32le(payload + at);
+    return slots;
+}
+
+/* Which scene the file is for (the CKPT section's checksum), writing that scene's checksum
+ * into the section; scene 0 when there is no such section. *slots: the pools it asks for. */
+static size_t pick_scene(uint8_t *d, size_t n, uint64_t *slots)
+{
+    *slots = 0;
     size_t at = LDEM_BUNDLE_HEADER_SIZE;
     while (at + LDEM_SECTION_HEADER_SIZE + 4 <= n) {
         uint64_t len = ldem_get_u64le(d + at + 8);
@@ -75,6 +95,7 @@ static size_t pick_scene(uint8_t *d, size_t n)
             break;
         uint8_t *payload = d + at + LDEM_SECTION_HEADER_SIZE;
         if (memcmp(d + at, "CKPT", 4) == 0 && len >= CKPT_CHECKSUM_OFFSET + 8) {
+            *slots = pool_slots(payload, len);
             uint64_t sum = ldem_get_u64le(payload + CKPT_CHECKSUM_OFFSET);
             size_t k = 0;
             while (k < NSCENES && checksums[k] != sum)
@@ -113,7 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!copy)
         return 0;
     memcpy(copy, data, size);
-    size_t k = pick_scene(copy, size);
+    uint64_t slots;
+    size_t k = pick_scene(copy, size, &slots);
+    if (slots > MAX_POOL_SLOTS) {
+        free(copy);
+        return 0;
+    }
     fix_crcs(copy, size);
     const char *path = fuzz_write("fuzz.ldc", copy, size);
     free(copy);
