@@ -32,7 +32,7 @@
 #include "stl_check.h"
 #include "surface_nodes.h"
 
-#define GRID_CELLS 16.0
+#define GRID_CELLS 12.0
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -149,8 +149,12 @@ static void level_set(const ldem_trimesh *m, const lsgen_bvh *b)
     if (!rc) {
         double reach = 2.0 * sqrt(3.0) * (longest + 5.0 * h);
         uint64_t count = ldem_lset_count(&ls);
-        for (uint64_t k = 0; k < count; k++)
+        for (uint64_t k = 0; k < count; k++) {
+            if (!(isfinite(ls.phi[k]) && fabs(ls.phi[k]) <= reach))
+                fprintf(stderr, "phi[%llu] = %g, reach %g, h %g\n", (unsigned long long)k,
+                        (double)ls.phi[k], reach, h);
             fuzz_require(isfinite(ls.phi[k]) && fabs(ls.phi[k]) <= reach);
+        }
         double c = lsgen_mesh_sdf_point(b, ldem_vec3_scale(ldem_vec3_add(lo, hi), 0.5));
         fuzz_require(isfinite(c));
     } else {
