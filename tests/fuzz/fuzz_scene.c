@@ -98,7 +98,11 @@ static void on_scalar(precheck *p, const char *text)
     level *l = &p->stack[p->depth - 1];
     if (l->mapping && l->want_key) {
         l->want_key = 0;
-        snprintf(l->key, sizeof l->key, "%s", strlen(text) < sizeof l->key ? text : "");
+        size_t n = strlen(text);   /* a longer key is none the limits look at */
+        if (n < sizeof l->key)
+            memcpy(l->key, text, n + 1);
+        else
+            l->key[0] = '\0';
         if (strcmp(text, "file") == 0)
             p->grains += PLACES_ROWS;
         else if (strcmp(text, "position") == 0 || strcmp(text, "shape") == 0)
