@@ -33,6 +33,7 @@
  * everything were outside: φ = +distance everywhere. Orientation is repaired before. */
 #include "sdfgrid.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,15 @@ int lsgen_grid_around(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad, ldem_l
                             "most 2^31 nodes are supported: increase the spacing (now %g) or "
                             "reduce the padding (now %u)",
                             nodes[0], nodes[1], nodes[2], total, h, pad);
+    /* φ is stored as float32 and no node is farther from the surface (inside the box) than
+     * the grid's diagonal: beyond FLT_MAX it would become inf, which no reader accepts. */
+    double diagonal = hypot(hypot((nodes[0] - 1.0) * h, (nodes[1] - 1.0) * h),
+                            (nodes[2] - 1.0) * h);
+    if (!(diagonal < FLT_MAX))
+        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                            "a grid %g across is too large: level-set values are float32, "
+                            "at most %g; scale the geometry down",
+                            diagonal, (double)FLT_MAX);
     for (int a = 0; a < 3; a++) {
         ls->dims[a] = (uint32_t)nodes[a];
         ls->spacing[a] = h;
