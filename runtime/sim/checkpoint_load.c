@@ -5,6 +5,7 @@
  * their values: the pooled cells bottom first in each contact's pool, the held ones back in
  * the contact; the pools get back their capacity and peak, so memory probes and compaction
  * decisions continue unchanged. */
+#include "ldem/infile.h"
 #include "ldem/sim/checkpoint.h"
 
 #include <errno.h>
@@ -807,7 +808,7 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
 static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
 {
     ldem_bundle_init(b);
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = ldem_fopen_input(path);
     if (!fp)
         /* a checkpoint that is not there is the user's input, as ldem_infile treats it */
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open checkpoint: %s",
