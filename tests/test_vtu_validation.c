@@ -261,11 +261,13 @@ Test(vtu, failed_rewrite_keeps_older_file)
     free(after);
 }
 
-Test(vtu, missing_directory_is_io_error)
+/* A missing folder is the user's path to fix: bad input, exit 2 (ldem/err.h). */
+Test(vtu, missing_directory_is_input_error)
 {
     fixture f;
     fixture_init(&f);
     ldem_err err;
-    cr_assert_eq(ldem_vtu_write(in_tmp("no/such/dir.vtu"), &f.g, LDEM_VTK_RAW, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_vtu_write(in_tmp("no/such/dir.vtu"), &f.g, LDEM_VTK_RAW, &err),
+                 LDEM_ERR_INPUT);
     cr_assert_eq(count_entries(tmpdir), 0);
 }

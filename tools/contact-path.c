@@ -306,6 +306,25 @@ static void run_mindlin(const options *o, const ldem_mindlin_params *p, const ld
     }
 }
 
+/* A state so far out (an overlap of 1e300, radii of 1e300) overflows the law to inf or NaN;
+ * such a row is refused at its line, never printed. */
+static int check_finite(const ldem_table *t, const char *name, const result *res, ldem_err *err)
+{
+    for (size_t i = 0; i < t->nrows; i++) {
+        const result *r = res + i;
+        if (isfinite(r->n) && isfinite(r->t[0]) && isfinite(r->t[1]) && isfinite(r->stored) &&
+            isfinite(r->dissipated))
+            continue;
+        const double *s = t->values + 3 * i;
+        return ldem_err_set(err, LDEM_ERR_INPUT, name, t->lines[i],
+                            "the state (%g, %g, %g) gives a non-finite force or energy (N = %g, "
+                            "T = (%g, %g)): the overlap or displacement is beyond what the law "
+                            "can evaluate in double precision for these spheres",
+                            s[0], s[1], s[2], r->n, r->t[0], r->t[1]);
+    }
+    return LDEM_OK;
+}
+
 static int write_results(const char *path, const ldem_table *t, const result *res,
                          ldem_err *err)
 {
@@ -374,6 +393,8 @@ int main(int argc, char **argv)
         rc = run_jager(&o, &jp, &t, name, res, &err);
     else if (!rc)
         run_mindlin(&o, &mp, &t, res);
+    if (!rc)
+        rc = check_finite(&t, name, res, &err);
     if (!rc)
         rc = write_results(o.output, &t, res, &err);
     free(res);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "section_check.h"
 #include "ldem/bundle.h"
 #include "ldem/infile.h"
 #include "ldem/outfile.h"
@@ -189,6 +190,14 @@ static int add_raw(ldem_bundle *b, const char *spec, ldem_err *err)
     if (!rc && ferror(fp))
         rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "read error");
     ldem_infile_close(&in);
+    if (rc) {
+        free(data);
+        return rc;
+    }
+    /* Checked before it is put: a payload its own reader refuses must never be written. */
+    ldem_section sec = {.flags = 0, .length = len, .data = data, .offset = -1};
+    memcpy(sec.tag, tag, sizeof tag);
+    rc = section_check(&sec, path, err);
     if (rc) {
         free(data);
         return rc;

@@ -6,6 +6,13 @@
  * C source, which would mean nothing to a user. Programs print it with
  * ldem_err_print() as "tool: error: FILE:LINE: message" and exit with
  * ldem_err_exit_code(): 2 for bad input or usage, 1 for internal failures.
+ *
+ * Which is which, for paths: whatever the user can fix by naming another file is bad input
+ * (exit 2) — an input that is missing, unreadable, a directory or empty; an output whose
+ * folder is missing, is not a folder, or is not writable (EACCES, EROFS); an output that
+ * names a directory or a socket. What the user did not ask for is a failure (exit 1): the
+ * disk full (ENOSPC, EDQUOT), EIO, too many open files, a read failing midway through a file.
+ * ldem_status_from_errno() draws that line for an errno from open/creat/rename.
  */
 #ifndef LDEM_ERR_H
 #define LDEM_ERR_H
@@ -66,6 +73,11 @@ void ldem_err_print(const ldem_err *e, const char *prog, FILE *out);
 int ldem_err_exit_code(const ldem_err *e);
 
 const char *ldem_status_name(int code);
+
+/* LDEM_ERR_INPUT for an errno that says the path was wrong (ENOENT, ENOTDIR, EISDIR, EACCES,
+ * EPERM, EROFS, ENAMETOOLONG, ELOOP, ENXIO, ETXTBSY), LDEM_ERR_NOMEM for ENOMEM,
+ * LDEM_ERR_IO for the rest (ENOSPC, EDQUOT, EIO, EMFILE, ...). */
+int ldem_status_from_errno(int errnum);
 
 #ifdef __cplusplus
 }

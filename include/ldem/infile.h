@@ -17,7 +17,13 @@ typedef struct ldem_infile {
     const char *name;   /* the path, or "<stdin>"; for messages */
 } ldem_infile;
 
-/* Open `path` for reading ("rb"); "-" is standard input. Failing to open is bad input. */
+/* fopen(path, "rb") for a file the user named, refusing a directory: Linux opens one and
+ * only the first read fails (EISDIR), which would be reported as an I/O failure (exit 1)
+ * instead of the wrong path it is. NULL with errno set (EISDIR for a directory). */
+FILE *ldem_fopen_input(const char *path);
+
+/* Open `path` for reading ("rb"); "-" is standard input. Failing to open (a missing file, a
+ * directory, no permission) is bad input. */
 int ldem_infile_open(ldem_infile *in, const char *path, ldem_err *err);
 /* Close unless it is standard input. */
 void ldem_infile_close(ldem_infile *in);

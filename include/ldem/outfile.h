@@ -1,10 +1,23 @@
 /* ldem/outfile.h — output files that appear whole or not at all.
  *
- * Writes go to a temporary file beside the target ("target.tmp.XXXXXX", same directory so
- * that rename(2) is atomic); ldem_outfile_commit() flushes, closes and renames it over the
- * target, ldem_outfile_abort() removes it. A crash or error therefore never leaves a
- * half-written output, and an older complete file survives a failed rewrite.
- * The path "-" means standard output: commit just flushes, abort cannot un-write.
+ * A regular file (new or existing) is written to a temporary file beside it
+ * ("target.tmp.XXXXXX", same directory so that rename(2) is atomic); ldem_outfile_commit()
+ * flushes, closes and renames it over the target, ldem_outfile_abort() removes it. A crash or
+ * error therefore never leaves a half-written output, and an older complete file survives a
+ * failed rewrite.
+ *
+ * Anything else is not replaced, because replacing it would destroy it (as root, renaming
+ * over /dev/null deletes the device):
+ *  - a symlink is followed (through a chain, to the file it finally names) and that target
+ *    is replaced atomically, with the temporary file in the target's directory; the link
+ *    stays a link. A dangling symlink is treated the same way: the file it names is created
+ *    (as a shell's `>` would), so its folder must exist;
+ *  - a character device or a FIFO (/dev/null, /dev/stdout, a named pipe of a pipeline) is
+ *    opened and written straight through: no temporary, no rename, and abort cannot
+ *    un-write what went out;
+ *  - a directory, a block device or a socket is refused as bad input (exit 2).
+ * The path "-" means standard output, written straight through as well.
+ * Errors follow ldem_status_from_errno(): a missing or read-only folder is bad input.
  */
 #ifndef LDEM_OUTFILE_H
 #define LDEM_OUTFILE_H
@@ -19,8 +32,9 @@ extern "C" {
 
 typedef struct ldem_outfile {
     FILE *fp;          /* write here */
-    char *path;        /* final name ("-" for stdout) */
-    char *tmp_path;    /* temporary name, NULL for stdout */
+    char *path;        /* the name the caller gave ("-" for stdout), for messages */
+    char *target;      /* what the rename replaces: path with symlinks followed */
+    char *tmp_path;    /* temporary name; NULL when writing straight through */
 } ldem_outfile;
 
 int ldem_outfile_open(ldem_outfile *of, const char *path, ldem_err *err);

@@ -1,5 +1,6 @@
 #include "ldem/err.h"
 
+#include <errno.h>
 #include <string.h>
 
 void ldem_err_clear(ldem_err *e)
@@ -91,5 +92,26 @@ const char *ldem_status_name(int code)
     case LDEM_ERR_NOMEM: return "out of memory";
     case LDEM_ERR_INTERNAL: return "internal error";
     default: return "unknown status";
+    }
+}
+
+int ldem_status_from_errno(int errnum)
+{
+    switch (errnum) {
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case ENXIO:
+    case ETXTBSY:
+        return LDEM_ERR_INPUT;
+    case ENOMEM:
+        return LDEM_ERR_NOMEM;
+    default:
+        return LDEM_ERR_IO;
     }
 }

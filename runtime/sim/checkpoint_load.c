@@ -5,9 +5,11 @@
  * their values: the pooled cells bottom first in each contact's pool, the held ones back in
  * the contact; the pools get back their capacity and peak, so memory probes and compaction
  * decisions continue unchanged. */
+#include "ldem/infile.h"
 #include "ldem/sim/checkpoint.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,38 @@ static int count_matches(payload_cursor *c, const char *what, uint64_t in_file, 
                        (unsigned long long)in_file, what, in_world);
 }
 
+/* Beyond 2^53 steps a double time can no longer tell one step from the next. */
+#define MAX_CHECKPOINT_STEP (UINT64_C(1) << 53)
+
+/* The clock: dt is fixed for a whole run (a restart keeps the checkpoint's), and every step
+ * adds it to t from 0 (step.c), so t is step·dt up to the rounding of that sum — at most
+ * step·ε relative. A clock off by more, running backwards or not moving is damage. */
+static int check_clock(payload_cursor *c, const header *h)
+{
+    c->pos = 56; /* the step, then t and dt from byte 80 */
+    if (h->step > MAX_CHECKPOINT_STEP)
+        return cursor_fail(c, "step %llu is beyond 2^53, where the time can no longer count "
+                              "steps",
+                           (unsigned long long)h->step);
+    c->pos = 88;
+    if (!(h->dt > 0.0))
+        return cursor_fail(c, "time step dt = %.17g (expected > 0)", h->dt);
+    c->pos = 80;
+    if (!(h->t >= 0.0))
+        return cursor_fail(c, "time t = %.17g (expected >= 0: runs start at 0)", h->t);
+    double steps = (double)h->step, expected = steps * h->dt;
+    double tolerance = expected * (4.0 * DBL_EPSILON * (steps + 1.0)) + DBL_MIN;
+    if (!(fabs(h->t - expected) <= tolerance))
+        return cursor_fail(c,
+                           "time t = %.17g but step %llu × dt %.17g = %.17g: the clock "
+                           "does not match the step count",
+                           h->t, (unsigned long long)h->step, h->dt, expected);
+    c->pos = 96;
+    if (!(h->skin >= 0.0))
+        return cursor_fail(c, "neighbour-list skin %.17g (expected >= 0)", h->skin);
+    return LDEM_OK;
+}
+
 static int parse_header(const ldem_section *s, const char *path, const ldem_world *w, header *h,
                         ldem_err *err)
 {
@@ -89,7 +123,7 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
     read_u32(&c, &reserved);
     for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++)
         read_u32(&c, &h->capacity[q]), read_u32(&c, &h->peak[q]);
-    if ((rc = cursor_finish(&c)))
+    if ((rc = cursor_finish(&c)) || (rc = check_clock(&c, h)))
         return rc;
     c.pos = 4;
     uint32_t expected = (uint32_t)ldem__checkpoint_cell_values(w) -
@@ -809,7 +843,7 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
 static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
 {
     ldem_bundle_init(b);
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = ldem_fopen_input(path);
     if (!fp)
         /* a checkpoint that is not there is the user's input, as ldem_infile treats it */
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open checkpoint: %s",

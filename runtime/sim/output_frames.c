@@ -39,10 +39,11 @@ static int mkdir_one(const char *path, ldem_err *err)
     if (e == EEXIST && stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return LDEM_OK;
-        return ldem_err_set(err, LDEM_ERR_IO, path, 0,
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
                             "exists and is not a folder (expected an output folder)");
     }
-    return ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot create the folder: %s", strerror(e));
+    return ldem_err_set(err, ldem_status_from_errno(e), path, 0, "cannot create the folder: %s",
+                        strerror(e));
 }
 
 int ldem_output_mkdir(const char *path, ldem_err *err)

@@ -2,6 +2,7 @@
  * runs: bundles loaded, bodies with masses from densities, pair laws resolved, walls copied,
  * the geometry checked for what cannot run, and the time step chosen.
  */
+#include "ldem/infile.h"
 #include "ldem/sim/scene.h"
 
 #include <errno.h>
@@ -295,7 +296,7 @@ static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const l
 static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, int modes_wanted,
                        ldem_shape *out, ldem_err *err)
 {
-    FILE *fp = fopen(sh->bundle, "rb");
+    FILE *fp = ldem_fopen_input(sh->bundle);
     if (!fp)
         return bundle_error(s, sh, err, "cannot open '%.200s': %s", sh->bundle, strerror(errno));
     ldem_bundle_reader *r = NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ldem/infile.h"
 #include "ldem/tsv.h"
 #include "scene_parse.h"
 
@@ -319,7 +320,7 @@ static int add_source(ctx *c, const char *path, uint32_t *index)
  * inside it is named at the TSV's own line. */
 static int read_table(ctx *c, const ldem_sn *node, const char *path, ldem_table *t)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = ldem_fopen_input(path);
     if (!fp) {
         size_t mark = scene_key_push(c, "path");
         int rc = FAIL(c, node, "cannot open '%.200s': %s", path, strerror(errno));

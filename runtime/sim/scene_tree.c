@@ -12,6 +12,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "ldem/infile.h"
+
 /* Deeper than any scene (the schema nests 4 levels); refusing more keeps the tree walkers'
  * recursion bounded. */
 #define SN_MAX_DEPTH 64
@@ -346,7 +348,7 @@ static int parse_text(builder *b, ldem_sn **root)
 
 static int read_all(const char *path, char **text, size_t *len, ldem_err *err)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = ldem_fopen_input(path);
     if (!fp)
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open the scene: %s",
                             strerror(errno));

@@ -166,7 +166,8 @@ cpath -o "$work/keep.tsv" "$work/p3.tsv" 2> /dev/null
 cpath --nu 0.7 -o "$work/keep.tsv" "$work/path.tsv" 2> /dev/null
 cmp -s "$work/good.tsv" "$work/keep.tsv" && ok || bad "a failed rewrite (bad parameter) damaged the existing output"
 ls "$work" | grep -q '\.tmp\.' && bad "temporary files left behind: $(ls "$work")" || ok
-expect_error "unwritable output dir" 1 "${E}.*nodir/x.tsv: cannot create output" -- cpath -o "$work/nodir/x.tsv" "$work/path.tsv"
+# A missing folder is the user's path to fix: bad input, exit 2 (err.h).
+expect_error "unwritable output dir" 2 "${E}.*nodir/x.tsv: cannot create output" -- cpath -o "$work/nodir/x.tsv" "$work/path.tsv"
 
 # --- a full disk on stdout is an internal failure (exit 1), not silence ----------------------
 if [ -w /dev/full ]; then

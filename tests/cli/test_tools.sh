@@ -87,7 +87,22 @@ grep -q "mode0_interp=pchip mode0_extrapolate=quadratic" "$work/dinfo" && ok \
   && "$bin/ldg-info" --json "$work/z.ldg" > "$work/zj" && ok || bad "ldg-info --json on DAMP failed"
 /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["files"][0]["bundles"][0]["sections"][0]["facts"]; assert f=={"n":2,"kind":"ratio","zeta":[0.01,0.05],"omega":[2,3]}, f' "$work/zj" \
   && ok || bad "--json DAMP facts: $(cat "$work/zj")"
-"$bin/ldg-pack" --section "DAMP=$work/damp_bad.bin" -o "$work/bad.ldg" && ok || bad "ldg-pack of a raw DAMP"
+# ldg-pack validates what it encodes: it refuses the asymmetric DAMP itself ...
+expect_error "ldg-pack of an asymmetric DAMP" 2 "^ldg-pack: error: .*damp_bad.bin: .*C is not symmetric" -- "$bin/ldg-pack" --section "DAMP=$work/damp_bad.bin" -o "$work/bad.ldg"
+[ ! -e "$work/bad.ldg" ] && ok || bad "a refused DAMP still wrote $work/bad.ldg"
+# ... so the bundle for ldg-info's own check is packed under an unknown tag (opaque bytes),
+# then renamed to DAMP with its CRC (zlib crc32 over section header and payload) redone.
+"$bin/ldg-pack" --section "DAMQ=$work/damp_bad.bin" -o "$work/bad.ldg" && ok || bad "ldg-pack of a raw DAMQ"
+/usr/bin/python3 - "$work/bad.ldg" <<'PY' && ok || bad "renaming DAMQ to DAMP"
+import struct, sys, zlib
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+at = b.index(b"DAMQ")
+n = struct.unpack_from("<Q", b, at + 8)[0]
+b[at:at + 4] = b"DAMP"
+struct.pack_into("<I", b, at + 16 + n, zlib.crc32(bytes(b[at:at + 16 + n])))
+open(p, "wb").write(b)
+PY
 expect_error "asymmetric DAMP" 2 "^ldg-info: error: .*bad.ldg: byte [0-9]+: section 'DAMP': C is not symmetric" -- "$bin/ldg-info" "$work/bad.ldg"
 
 # --- ldg-vtk -------------------------------------------------------------------------

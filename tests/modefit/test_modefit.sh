@@ -40,6 +40,17 @@ run_check "pod spectrum" -- $py "$here/check_modefit.py" spectrum "$work/three.t
 must "spectrum png" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 --modes 3 \
   --spectrum-png "$work/three.png" -i "$work/box.ldg" -o "$work/three_png.ldg"
 head -c 8 "$work/three.png" | od -An -c | grep -q "P   N   G" && ok || bad "spectrum png is a PNG"
+# The PNG goes through ldem_outfile like every output: a symlink stays a link and its target
+# gets the picture; /dev/null stays a device (gnuplot's own file was renamed over them).
+rm -f "$work/three.png"
+ln -s three.png "$work/png-link"
+must "spectrum png through a symlink" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 \
+  --modes 3 --spectrum-png "$work/png-link" -i "$work/box.ldg" -o "$work/three_png.ldg"
+[ -L "$work/png-link" ] && head -c 8 "$work/three.png" | od -An -c | grep -q "P   N   G" && ok \
+  || bad "spectrum png through a symlink: the link was replaced or its target is no PNG"
+must "spectrum png to /dev/null" -- "$modefit" --mesh "$work/three.msh" --E 100 --nu 0.3 \
+  --modes 3 --spectrum-png /dev/null -i "$work/box.ldg" -o "$work/three_png.ldg"
+[ -c /dev/null ] && ok || bad "spectrum png replaced /dev/null: $(ls -l /dev/null)"
 
 # Difference modes, energy-orthogonalized: K and M diagonal, DAMP's frequencies theirs.
 must "difference orthogonalized" -- "$modefit" --mesh "$work/three.msh" --method difference \

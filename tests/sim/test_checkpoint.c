@@ -118,6 +118,7 @@ static void randomize_state(ldem_world *w, uint64_t seed)
     }
     w->t = rng_uniform(0, 1), w->dt = rng_uniform(1e-8, 1e-7);
     w->step = splitmix64() >> 20, w->skin = rng_uniform(0, 1e-4), w->list_builds = splitmix64() >> 40;
+    w->t = (double)w->step * w->dt; /* the clock as step.c keeps it: the load checks it */
     w->e_initial = rng_uniform(0, 1), w->work_walls = rng_uniform(-1, 1);
     w->potential0 = rng_uniform(-1, 1);
     w->work_damping = rng_uniform(0, 1), w->dissipated_contacts_released = rng_uniform(0, 1);
@@ -538,8 +539,8 @@ Test(checkpoint, empty_parts)
     snprintf(path, sizeof path, "%s/run.ldc", dir);
     ldem_world a, b;
     build_world(&a, LDEM_LAW_HERTZ_JAGER, 3);
-    a.t = 0.25;
     a.step = 7;
+    a.t = 7 * a.dt;
     save_ok(path, &a, NULL);
     build_world(&b, LDEM_LAW_HERTZ_JAGER, 3);
     randomize_state(&b, 9); /* gives b a list, which the load must remove */
@@ -553,7 +554,7 @@ Test(checkpoint, empty_parts)
     cr_assert_eq(x.nframes, 0);
     cr_assert_null(x.frame_times);
     cr_assert_eq(ldem_world_history_cells(&b), 0);
-    cr_assert(b.t == 0.25 && b.step == 7);
+    cr_assert(b.t == 7 * a.dt && b.step == 7);
     ldem_world_free(&a);
     ldem_world_free(&b);
 }
@@ -890,6 +891,46 @@ static void more_contacts(ldem_section *s)
     ldem_put_u64le(s->data + 24, ldem_get_u64le(s->data + 24) + 1);
 }
 
+/* The header's clock: step at byte 56, t at 80, dt at 88, skin at 96. */
+static void step_near_wraparound(ldem_section *s)
+{
+    ldem_put_u64le(s->data + 56, UINT64_MAX - 255);
+}
+static void negative_dt(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 88, -ldem_get_f64le(s->data + 88));
+}
+static void zero_dt(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 88, 0.0);
+}
+static void infinite_dt(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 88, INFINITY);
+}
+static void nan_time(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 80, NAN);
+}
+static void negative_time(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 80, -ldem_get_f64le(s->data + 80));
+}
+static void time_ahead_of_steps(ldem_section *s)
+{
+    /* half again the time the steps took (one step's difference would drown in the sum's
+     * rounding at the fixture's 10^13 steps) */
+    ldem_put_f64le(s->data + 80, 1.5 * ldem_get_f64le(s->data + 80));
+}
+static void step_behind_time(ldem_section *s)
+{
+    ldem_put_u64le(s->data + 56, ldem_get_u64le(s->data + 56) / 2);
+}
+static void negative_skin(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 96, -1e-3);
+}
+
 Test(checkpoint, bad_contents_with_valid_crc)
 {
     char dir[512], path[600], bad[620];
@@ -920,6 +961,15 @@ Test(checkpoint, bad_contents_with_valid_crc)
         {"CKPT", huge_frame_count, "more than any file holds"},
         {"CKPT", huge_pool, "history pool 5: capacity 2147483648"},
         {"CKPT", more_contacts, "contact 8: the section ends"},
+        {"CKPT", step_near_wraparound, "step 18446744073709551360 is beyond 2^53"},
+        {"CKPT", negative_dt, "time step dt = -"},
+        {"CKPT", zero_dt, "time step dt = 0 (expected > 0)"},
+        {"CKPT", infinite_dt, "value 1 is inf (expected finite)"},
+        {"CKPT", nan_time, "value 0 is nan (expected finite)"},
+        {"CKPT", negative_time, "(expected >= 0: runs start at 0)"},
+        {"CKPT", time_ahead_of_steps, "the clock does not match the step count"},
+        {"CKPT", step_behind_time, "the clock does not match the step count"},
+        {"CKPT", negative_skin, "skin -0.001 (expected >= 0)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         wf_patch_section(path, bad, cases[k].tag, cases[k].patch);
@@ -964,7 +1014,8 @@ Test(checkpoint, save_is_atomic)
     ldem_world a;
     jager_world(&a, 100);
     ldem_err err;
-    cr_assert_eq(ldem_checkpoint_save(missing, &a, NULL, &err), LDEM_ERR_IO);
+    /* a missing folder is the user's path to fix: bad input (err.h) */
+    cr_assert_eq(ldem_checkpoint_save(missing, &a, NULL, &err), LDEM_ERR_INPUT);
     cr_assert(strstr(err.file, "no-such-folder"), "%s", err.file);
     struct stat st;
     cr_assert(stat(missing, &st) != 0 && errno == ENOENT);
@@ -989,7 +1040,9 @@ Test(checkpoint, save_is_atomic)
     char blocked[640];
     snprintf(blocked, sizeof blocked, "%s/blocked.ldc", dir);
     cr_assert(mkdir(blocked, 0777) == 0 || errno == EEXIST);
-    cr_assert_eq(ldem_checkpoint_save(blocked, &a, NULL, &err), LDEM_ERR_IO);
+    /* a directory in the way is refused before anything is written: bad input (outfile.h) */
+    cr_assert_eq(ldem_checkpoint_save(blocked, &a, NULL, &err), LDEM_ERR_INPUT);
+    cr_assert(strstr(err.msg, "is a directory"), "%s", err.msg);
     cr_assert_eq(count_entries(dir, "blocked.ldc.tmp"), 0);
     cr_assert_eq(count_entries(dir, "run.ldc.tmp"), 0);
     ldem_world b;

@@ -759,7 +759,10 @@ static void direct_soak(const char *name, double beta, int cache_force, int nste
                 t.touches += !(was > 0) && path[k].d > 0;
                 t.zero_width_below += zero_width_below_top(&a, k);
             }
-            a.step++, b.step++; /* not stepped: counts the moves, for the messages */
+            /* not stepped: counts the moves, for the messages; the clock moves with them,
+             * as ldem_step's does, or the load refuses the checkpoint's clock */
+            a.step++, b.step++;
+            a.t += a.dt, b.t += b.dt;
         }
         done += n;
         assert_same_worlds(&a, &b);

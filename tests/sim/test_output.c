@@ -665,16 +665,16 @@ Test(sim_output, frames_errors)
     ldem_frames f;
     ldem_err err;
 
-    /* The output folder is a regular file. */
+    /* The output folder is a regular file: a path the user must fix, bad input (err.h). */
     char file[MAX_PATH];
     pathf(file, "%s/not_a_folder", dir);
     spit(file, "x\n");
-    cr_assert_eq(ldem_frames_open(&f, file, &w, LDEM_VTK_ZLIB, 1, 0, NULL, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_frames_open(&f, file, &w, LDEM_VTK_ZLIB, 1, 0, NULL, &err), LDEM_ERR_INPUT);
     cr_assert_str_eq(err.file, file);
     cr_assert_null(f.dir);
     char below[MAX_PATH];
     pathf(below, "%s/not_a_folder/out", dir);
-    cr_assert_eq(ldem_frames_open(&f, below, &w, LDEM_VTK_ZLIB, 1, 0, NULL, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_frames_open(&f, below, &w, LDEM_VTK_ZLIB, 1, 0, NULL, &err), LDEM_ERR_INPUT);
     cr_assert(strstr(err.file, "not_a_folder"), "%s", err.file);
 
     char ok[MAX_PATH];
@@ -701,7 +701,7 @@ Test(sim_output, frames_errors)
     pathf(blocker, "%s/frames/walls_000000.vtu", ok);
     cr_assert_eq(mkdir(blocker, 0777), 0);
     w.t = 0.0;
-    cr_assert_eq(ldem_frames_write(&f, &w, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_frames_write(&f, &w, &err), LDEM_ERR_INPUT); /* outfile.h: a directory */
     cr_assert_str_eq(err.file, blocker);
     cr_assert_eq(f.count, 0u);
     cr_assert_eq(ldem_pvd_count(f.spheres), 1u);
@@ -1115,9 +1115,9 @@ Test(sim_output, probes_unopenable)
     probe_world(&w);
     ldem_probes p;
     ldem_err err;
-    /* probes.tsv is a folder: the table cannot be written there. */
+    /* probes.tsv is a folder: the table cannot be written there (bad input: outfile.h). */
     cr_assert_eq(mkdir(path, 0777), 0);
-    cr_assert_eq(ldem_probes_open(&p, dir, &w, 0, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_probes_open(&p, dir, &w, 0, &err), LDEM_ERR_INPUT);
     cr_assert_str_eq(err.file, path);
     cr_assert_null(p.fp);
     cr_assert_null(p.path);
@@ -1126,7 +1126,7 @@ Test(sim_output, probes_unopenable)
     pathf(file, "%s/plain", dir);
     spit(file, "x\n");
     pathf(below, "%s/probes.tsv", file);
-    cr_assert_eq(ldem_probes_open(&p, file, &w, 0, &err), LDEM_ERR_IO);
+    cr_assert_eq(ldem_probes_open(&p, file, &w, 0, &err), LDEM_ERR_INPUT);
     cr_assert_str_eq(err.file, below);
     cr_assert(strstr(err.msg, "not a folder"), "%s", err.msg);
     /* Closing a table that never opened is harmless. */

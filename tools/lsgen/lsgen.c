@@ -192,6 +192,17 @@ static int mesh_geometry(lsgen_options *o, ldem_trimesh *mesh, lsgen_result *r, 
     int rc = lsgen_mesh_repair(mesh, path, &report, err);
     if (rc)
         return rc;
+    /* A grain's surface is the boundary of a solid: an edge of three or more triangles has
+     * no inside and outside, and Gmsh's remeshing of it fails or runs without end. */
+    if (report.nonmanifold_edges) {
+        double(*e)[3] = report.nonmanifold_at;
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                            "not a closed surface: %zu non-manifold edges (shared by more than "
+                            "two triangles), the first from (%g, %g, %g) to (%g, %g, %g); "
+                            "separate the pieces that touch there",
+                            report.nonmanifold_edges, e[0][0], e[0][1], e[0][2], e[1][0],
+                            e[1][1], e[1][2]);
+    }
     lsgen_mesh_report_warn(&report, path);
     ldem_info("%s: %zu vertices, %zu triangles after repair", path, mesh->nverts, mesh->ntris);
 

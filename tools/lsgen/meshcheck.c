@@ -310,6 +310,11 @@ static int build_adjacency(const ldem_trimesh *m, const char *source, adjacency 
             size_t j = i + 1;
             while (j < end && edges[j].hi == edges[i].hi)
                 j++;
+            if (j - i > 2 && r->nonmanifold_edges == 0)
+                for (int k = 0; k < 3; k++) {
+                    r->nonmanifold_at[0][k] = vertex(m, (uint32_t)v)[k];
+                    r->nonmanifold_at[1][k] = vertex(m, edges[i].hi)[k];
+                }
             classify_edge(edges + i, j - i, adj, r);
             i = j;
         }

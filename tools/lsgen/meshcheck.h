@@ -11,6 +11,7 @@ typedef struct lsgen_mesh_report {
     size_t degenerate;          /* triangles skipped: repeated vertex or zero area */
     size_t boundary_edges;      /* edges with one triangle: the mesh has holes */
     size_t nonmanifold_edges;   /* edges shared by more than two triangles */
+    double nonmanifold_at[2][3]; /* the first such edge's ends, to point the user at it */
     size_t flipped;             /* triangles reoriented to agree with their neighbours */
     size_t components;          /* pieces connected through manifold edges (oriented as units) */
     size_t inverted_components; /* pieces that were inside-out as a whole and were flipped */

@@ -37,6 +37,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "ldem/infile.h"
 #include "ldem/log.h"
 
 #define STL_HEADER_BYTES 84
@@ -582,7 +583,7 @@ static int check_open_file(FILE *f, const char *path, size_t *ntriangles, ldem_e
 
 int lsgen_stl_check(const char *path, size_t *ntriangles, ldem_err *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = ldem_fopen_input(path);
     if (!f)
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0, "cannot open: %s", strerror(errno));
     size_t n = 0;

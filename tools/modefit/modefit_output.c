@@ -35,22 +35,59 @@ static int write_spectrum(const char *path, const modefit_basis *b, ldem_err *er
     return ldem_outfile_commit(&out, err);
 }
 
-/* gnuplot draws the spectrum into a temporary PNG, renamed into place on success. */
+/* A temporary name in $TMPDIR (not beside the output: that may be /dev/null or a FIFO). */
+static char *temporary_name(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir) + sizeof "/modefit-XXXXXX";
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/modefit-XXXXXX", dir);
+    return s;
+}
+
+/* The finished PNG into `path` through ldem_outfile, so that a device, FIFO or symlink
+ * named by the user is written the way every other output is. */
+static int copy_into_output(const char *img, const char *path, ldem_err *err)
+{
+    FILE *in = fopen(img, "rb");
+    if (!in)
+        return ldem_err_set(err, LDEM_ERR_IO, path, 0, "gnuplot wrote no PNG");
+    ldem_outfile out;
+    int rc = ldem_outfile_open(&out, path, err);
+    if (rc) {
+        fclose(in);
+        return rc;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out.fp);
+    int read_error = ferror(in);
+    fclose(in);
+    if (read_error) {
+        ldem_outfile_abort(&out);
+        return ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot read gnuplot's PNG back");
+    }
+    return ldem_outfile_commit(&out, err);
+}
+
+/* gnuplot draws the spectrum into a temporary PNG, copied into the output on success. */
 static int write_spectrum_png(const char *path, const modefit_basis *b, ldem_err *err)
 {
-    size_t n = strlen(path) + 16;
-    char *data = malloc(n), *img = malloc(n);
+    char *data = temporary_name(), *img = temporary_name();
     if (!data || !img) {
         free(data);
         free(img);
         return modefit_nomem(err);
     }
-    snprintf(data, n, "%s.tmp.XXXXXX", path);
-    snprintf(img, n, "%s.tmp.XXXXXX", path);
     int fd1 = mkstemp(data), fd2 = fd1 >= 0 ? mkstemp(img) : -1;
     int rc = LDEM_OK;
     if (fd1 < 0 || fd2 < 0) {
-        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot create a temporary file beside it");
+        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot create a temporary file in %s",
+                          data);
         goto done;
     }
     FILE *fp = fdopen(fd1, "w");
@@ -87,21 +124,21 @@ static int write_spectrum_png(const char *path, const modefit_basis *b, ldem_err
             "set key top right\n"
             "plot '%s' using 1:2 with linespoints pt 7 title 'sigma_k^2 / sum sigma^2', "
             "'' using 1:3 with linespoints pt 5 title '1 - captured energy', "
-            "'' using ($4 > 0 ? $1 : 1/0):2 with points pt 6 ps 2.5 lc rgb 'black' title 'kept'\n",
+            "'' using ($4 > 0 ? $1 : 1/0):2 with points pt 6 ps 2.5 lc rgb 'black' title 'kept'\n"
+            "unset output\n",
             img, b->nsigma, b->count, data);
     int st = pclose(gp);
     if (st != 0)
         rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "gnuplot failed (status %d)", st);
-    else if (rename(img, path) != 0)
-        rc = ldem_err_set(err, LDEM_ERR_IO, path, 0, "cannot rename the PNG into place");
+    else
+        rc = copy_into_output(img, path, err);
 done:
     if (fd1 >= 0)
         close(fd1);
     if (fd2 >= 0)
         close(fd2);
     unlink(data);
-    if (rc)
-        unlink(img);
+    unlink(img);
     free(data);
     free(img);
     return rc;
