@@ -117,8 +117,6 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
         return rc;
     h->t = v[0], h->dt = v[1], h->skin = v[2], h->e_initial = v[3], h->potential0 = v[4];
     h->work_walls = v[5], h->work_damping = v[6], h->released = v[7];
-    if (!(h->dt > 0.0)) /* no run steps by 0 or backwards; the restored world would */
-        return cursor_fail(&c, "time step %g (expected > 0)", h->dt);
     read_u32(&c, &h->has_list);
     read_u32(&c, &reserved);
     for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++)
