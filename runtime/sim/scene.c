@@ -897,7 +897,9 @@ static int convert(ctx *c, const ldem_sn *root)
 int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
                     ldem_err *err)
 {
+    uint64_t max_memory = s->max_memory; /* the caller's, not the file's */
     ldem_scene_init(s);
+    s->max_memory = max_memory;
     int rc = set_paths(s, path, err);
     ldem_sn *root = NULL;
     if (!rc)

@@ -183,6 +183,11 @@ typedef struct ldem_scene {
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
     int write_packing;                /* `output.packing`: the spheres' last positions in
                                        * DIR/packing.tsv (ldem_packing_write) */
+
+    /* Set by the caller, kept by ldem_scene_load: the memory an input may ask for, in bytes
+     * (0: the machine's physical memory; ldem/memory_budget.h). Lattice counts and precomputed
+     * level sets are estimated against it before anything is allocated. */
+    uint64_t max_memory;
 } ldem_scene;
 
 void ldem_scene_init(ldem_scene *s);
