@@ -1,7 +1,8 @@
 /* contact-path: drive one contact through a path of (δ, sx, sy) states and print its forces.
  *
  *   contact-path --E E --nu NU --mu MU --R1 R1 --R2 R2 [--model jager|mindlin] [--beta B]
- *                [--substeps K] [--cache-force] [--full-history] [-o OUT.tsv] [PATH.tsv | -]
+ *                [--substeps K] [--cache-force] [--full-history] [--max-steps N]
+ *                [--max-memory SIZE] [-o OUT.tsv] [PATH.tsv | -]
  *
  * The path is a table of states (total overlap δ, total tangential displacement sx, sy in
  * the contact plane), not increments. The contact starts unloaded at (0, 0, 0) and moves along
@@ -13,6 +14,14 @@
  * check_reference.py compares it with the reference vectors of jager.md) and for plotting
  * force–displacement loops, so it prints doubles with 17 significant digits: the text
  * round-trips to the exact binary values.
+ *
+ * The work is bounded before it starts: states × substeps steps of the law at most
+ * --max-steps (default 10⁹, about a minute), and the load history, which may grow by a cell
+ * a step, is checked against --max-memory (default: the machine's physical memory) before
+ * each time its pool grows, so that a hostile --substeps is refused with exit 2 instead of
+ * running for days or dying of out-of-memory. The stored energy of every row comes from
+ * ldem/contact/jager_stored.h, O(1) amortized per step instead of a walk over the whole
+ * history per row.
  *
  * An empty path (no data rows) is an error, as for every ldem table: an empty pipe usually
  * means an upstream failure, and a header-only result would hide it. */
@@ -29,12 +38,17 @@
 #include "ldem/contact/hertz.h"
 #include "ldem/contact/history.h"
 #include "ldem/contact/jager.h"
+#include "ldem/contact/jager_stored.h"
 #include "ldem/contact/mindlin.h"
+#include "ldem/memory_budget.h"
 #include "ldem/outfile.h"
 #include "ldem/tsv.h"
 #include "ldem/version.h"
 
 static const char *program = "contact-path";
+
+/* Default work bound: 10⁹ steps of the law, about a minute at tens of ns a step. */
+#define DEFAULT_MAX_STEPS 1000000000ull
 
 enum model { MODEL_JAGER, MODEL_MINDLIN };
 
@@ -48,6 +62,8 @@ typedef struct options {
     unsigned have;          /* enum required bits seen on the command line */
     enum model model;
     long substeps;
+    uint64_t max_steps;     /* states × substeps at most */
+    uint64_t max_memory;    /* bytes; 0: the machine's physical memory */
     bool cache_force, beta_given, full_history;
 } options;
 
@@ -86,6 +102,11 @@ static void usage(FILE *out)
             "  --cache-force           jager only: keep N(z) per history cell in the pool\n"
             "  --full-history          jager only: keep every leg of the history (no lossless\n"
             "                          compression; to see what compression saves)\n"
+            "  --max-steps N           refuse a path whose states x substeps exceed N\n"
+            "                          (default 1e9, about a minute of work)\n"
+            "  --max-memory SIZE       refuse to let the load history grow past SIZE bytes\n"
+            "                          (512M, 4G, or plain bytes; default: the machine's\n"
+            "                          physical memory)\n"
             "  -o, --output FILE       write here (default: stdout); written atomically\n"
             "  -h, --help, --version\n"
             "\n"
@@ -126,25 +147,49 @@ static int parse_double(const char *opt, const char *arg, bool allow_inf, double
     return 0;
 }
 
-static int parse_substeps(const char *arg, long *k)
+/* A whole number >= 1, also written 1e12 (the work bound then decides whether it is too
+ * many, with a message that says so). */
+static int parse_whole(const char *opt, const char *arg, double most, uint64_t *k)
 {
     char *end;
     errno = 0;
-    long x = strtol(arg, &end, 10);
-    if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || errno == ERANGE ||
-        x < 1) {
-        fprintf(stderr, "%s: error: --substeps: '%s' is not a positive integer\n", program,
+    double x = strtod(arg, &end);
+    if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || !(x >= 1) ||
+        x != floor(x) || strpbrk(arg, "xXpP")) {
+        fprintf(stderr, "%s: error: --%s: '%s' is not a positive integer\n", program, opt,
                 arg);
         return 1;
     }
-    *k = x;
+    if (!(x <= most)) {
+        fprintf(stderr, "%s: error: --%s: '%s' is more than %.0f\n", program, opt, arg, most);
+        return 1;
+    }
+    *k = (uint64_t)x;
     return 0;
+}
+
+static int parse_substeps(const char *arg, long *k)
+{
+    uint64_t v;
+    if (parse_whole("substeps", arg, 9e18, &v))
+        return 1;
+    *k = (long)v;
+    return 0;
+}
+
+static int parse_max_memory(const char *arg, uint64_t *bytes)
+{
+    if (ldem_memory_parse_size(arg, bytes) == 0)
+        return 0;
+    fprintf(stderr, "%s: error: --max-memory: '%s' is not a size (bytes, or 512M, 4G)\n",
+            program, arg);
+    return 1;
 }
 
 static int parse_options(int argc, char **argv, options *o)
 {
     enum { OPT_E = 256, OPT_NU, OPT_MU, OPT_R1, OPT_R2, OPT_MODEL, OPT_BETA, OPT_SUBSTEPS,
-           OPT_CACHE, OPT_FULL, OPT_VERSION };
+           OPT_CACHE, OPT_FULL, OPT_MAX_STEPS, OPT_MAX_MEMORY, OPT_VERSION };
     static const struct option longs[] = {
         {"E", required_argument, NULL, OPT_E},
         {"nu", required_argument, NULL, OPT_NU},
@@ -156,6 +201,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"substeps", required_argument, NULL, OPT_SUBSTEPS},
         {"cache-force", no_argument, NULL, OPT_CACHE},
         {"full-history", no_argument, NULL, OPT_FULL},
+        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -175,6 +222,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->beta_given = true;
             break;
         case OPT_SUBSTEPS: bad = parse_substeps(optarg, &o->substeps); break;
+        case OPT_MAX_STEPS: bad = parse_whole("max-steps", optarg, 9e18, &o->max_steps); break;
+        case OPT_MAX_MEMORY: bad = parse_max_memory(optarg, &o->max_memory); break;
         case OPT_CACHE: o->cache_force = cache_given = true; break;
         case OPT_FULL: o->full_history = cache_given = true; break;
         case OPT_MODEL:
@@ -241,8 +290,25 @@ static void waypoint(const double from[3], const double to[3], long k, long K, d
         at[j] = k == K || from[j] == to[j] ? to[j] : from[j] + (to[j] - from[j]) * f;
 }
 
+/* Before the history pool grows (doubling) or the energy tracker with it: would both fit in
+ * the memory limit beside `base` bytes already taken? */
+static int check_history_growth(const options *o, const ldem_history_pool *pool,
+                                uint64_t base, const char *name, long line, ldem_err *err)
+{
+    if (pool->free_head)
+        return LDEM_OK; /* the next push takes a free cell */
+    uint64_t per_cell = ldem_history_pool_bytes_per_cell(pool) +
+                        ldem_jager_stored_bytes_per_cell();
+    uint64_t need = ldem_memory_add(base, ldem_memory_mul(2 * (uint64_t)pool->capacity,
+                                                          per_cell));
+    return ldem_memory_check(o->max_memory, need, name, line,
+                             o->substeps > 1 ? "--substeps: the load history"
+                                             : "the load history",
+                             err);
+}
+
 static int run_jager(const options *o, const ldem_jager_params *p, const ldem_table *t,
-                     const char *name, result *res, ldem_err *err)
+                     const char *name, result *res, uint64_t base, ldem_err *err)
 {
     ldem_history_pool pool;
     int rc = ldem_history_pool_init(&pool, 64, o->cache_force, err);
@@ -250,14 +316,25 @@ static int run_jager(const options *o, const ldem_jager_params *p, const ldem_ta
         return rc;
     ldem_jager_contact c;
     ldem_jager_contact_init(&c);
+    ldem_jager_stored stored;
+    ldem_jager_stored_init(&stored);
     double prev[3] = {0, 0, 0};
     for (size_t i = 0; !rc && i < t->nrows; i++) {
         const double *state = t->values + 3 * i;
         for (long k = 1; !rc && k <= o->substeps; k++) {
             double at[3];
             waypoint(prev, state, k, o->substeps, at);
+            rc = check_history_growth(o, &pool, base, name, t->lines[i], err);
+            if (rc)
+                break;
             rc = ldem_jager_move_to(p, &pool, &c, at[0], at + 1);
+            /* after every step, not every row: the tracker relies on a step changing at most
+             * the top two cells */
+            if (!rc)
+                rc = ldem_jager_stored_update(&stored, p, &pool, &c);
         }
+        if (rc == LDEM_ERR_INPUT)
+            break; /* the memory limit, reported */
         /* The step leaves the contact cleared, so report the pool's size, not what is live. */
         if (rc == LDEM_ERR_NOMEM) {
             rc = ldem_err_set(err, LDEM_ERR_NOMEM, name, t->lines[i],
@@ -273,11 +350,12 @@ static int run_jager(const options *o, const ldem_jager_params *p, const ldem_ta
         }
         res[i] = (result){.n = c.n,
                           .t = {c.t[0], c.t[1]},
-                          .stored = ldem_jager_stored_energy(p, &pool, &c),
+                          .stored = ldem_jager_stored_energy_tracked(&stored, p, &pool, &c),
                           .dissipated = c.dissipated,
                           .length = c.length};
         memcpy(prev, state, sizeof prev);
     }
+    ldem_jager_stored_free(&stored);
     ldem_jager_release(&pool, &c);
     ldem_history_pool_free(&pool);
     return rc;
@@ -352,6 +430,7 @@ int main(int argc, char **argv)
     o.input = "-";
     o.model = MODEL_JAGER;
     o.substeps = 1;
+    o.max_steps = DEFAULT_MAX_STEPS;
     if (parse_options(argc, argv, &o))
         return 2;
     ldem_err err;
@@ -382,6 +461,15 @@ int main(int argc, char **argv)
 
     /* Results are kept in memory and written in one go: even an out-of-memory failure in
      * the middle of the path leaves no half table on stdout. */
+    uint64_t steps = ldem_memory_mul(t.nrows, (uint64_t)o.substeps);
+    if (!rc && steps > o.max_steps)
+        rc = ldem_err_set(&err, LDEM_ERR_INPUT, name, 0,
+                          "--substeps: %ld substeps x %zu states = %.3g steps of the contact "
+                          "law, more than the limit of %.3g (see --max-steps)",
+                          o.substeps, t.nrows, (double)steps, (double)o.max_steps);
+    uint64_t rows_bytes = ldem_memory_mul(t.nrows, sizeof(result));
+    if (!rc)
+        rc = ldem_memory_check(o.max_memory, rows_bytes, name, 0, "the path's rows", &err);
     result *res = NULL;
     if (!rc) {
         res = calloc(t.nrows, sizeof *res);
@@ -390,7 +478,7 @@ int main(int argc, char **argv)
                               t.nrows);
     }
     if (!rc && o.model == MODEL_JAGER)
-        rc = run_jager(&o, &jp, &t, name, res, &err);
+        rc = run_jager(&o, &jp, &t, name, res, rows_bytes, &err);
     else if (!rc)
         run_mindlin(&o, &mp, &t, res);
     if (!rc)

@@ -125,6 +125,11 @@ int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
 void ldem_lset_family_free(ldem_lset_family *f);
 /* Bytes the family holds. */
 size_t ldem_lset_family_bytes(const ldem_lset_family *f);
+/* Bytes a family of `nmodes` × `nsamples` level sets on φ0's grid would hold at least (the
+ * build pads the grid by how far the amplitudes move the grain), saturating at UINT64_MAX:
+ * for refusing an absurd sample count before anything is computed. */
+uint64_t ldem_lset_family_bytes_at_least(const ldem_lset *ls, uint32_t nmodes,
+                                         uint64_t nsamples);
 /* φ and body-frame ∇φ at body-frame point p for amplitudes eps (see above). Returns 1 if p
  * lies inside the family's grid (inside φ0's grid when every amplitude is 0: then φ, ∇φ
  * and the return are exactly ldem_lset_sample's). */

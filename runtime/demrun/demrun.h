@@ -16,6 +16,7 @@ typedef struct demrun_options {
     int progress;               /* --progress */
     int quiet;                  /* -q */
     int check;                  /* --check: build, print the summary, run nothing */
+    uint64_t max_memory;        /* --max-memory bytes (0: the machine's physical memory) */
 } demrun_options;
 
 /* Returns -1 to go on, or an exit status (0 after --help/--version, 2 on a usage error). */

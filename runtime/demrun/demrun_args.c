@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "demrun.h"
 #include "ldem/log.h"
+#include "ldem/memory_budget.h"
 #include "ldem/version.h"
 
 static void usage(FILE *out)
@@ -31,6 +32,9 @@ static void usage(FILE *out)
         "  -j, --threads N       OpenMP threads (results do not depend on it)\n"
         "      --progress        progress bar on stderr even when it is not a terminal\n"
         "      --check           read and build the scene, print its summary, run nothing\n"
+        "      --max-memory SIZE refuse scenes whose lattices or precomputed level sets\n"
+        "                        would need more (512M, 4G, or bytes; default: the\n"
+        "                        machine's physical memory; docs/scene.md)\n"
         "  -q, --quiet           errors only\n"
         "  -h, --help, --version\n");
 }
@@ -53,7 +57,8 @@ static int parse_count(const char *opt, const char *arg, uint64_t lo, uint64_t *
 int demrun_parse_args(int argc, char **argv, demrun_options *o)
 {
     memset(o, 0, sizeof *o);
-    enum { OPT_RESTART = 256, OPT_STOP_AT, OPT_PROGRESS, OPT_CHECK, OPT_VERSION };
+    enum { OPT_RESTART = 256, OPT_STOP_AT, OPT_PROGRESS, OPT_CHECK, OPT_MAX_MEMORY,
+           OPT_VERSION };
     static const struct option longs[] = {
         {"out", required_argument, 0, 'o'},
         {"set", required_argument, 0, 's'},
@@ -62,6 +67,7 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
         {"threads", required_argument, 0, 'j'},
         {"progress", no_argument, 0, OPT_PROGRESS},
         {"check", no_argument, 0, OPT_CHECK},
+        {"max-memory", required_argument, 0, OPT_MAX_MEMORY},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, OPT_VERSION},
@@ -94,6 +100,11 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
             break;
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_CHECK: o->check = 1; break;
+        case OPT_MAX_MEMORY:
+            if (ldem_memory_parse_size(optarg, &o->max_memory))
+                return cli_fail("--max-memory: '%s' is not a size (bytes, or 512M, 4G)",
+                                optarg);
+            break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case OPT_VERSION: printf("demrun %s\n", LDEM_VERSION); return 0;

@@ -221,7 +221,7 @@ int demrun_run(const demrun_options *o)
     int early_stop = 0; /* a signal that came before the run opened its outputs */
     ldem_err err;
     ldem_err_clear(&err);
-    int rc = ldem_scene_load(&r.scene, o->scene, o->nset, o->sets, &err);
+    int rc = ldem_scene_load_limited(&r.scene, o->scene, o->nset, o->sets, o->max_memory, &err);
     if (!rc)
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     if (!rc) {

@@ -19,6 +19,7 @@
 
 #include "ldem/grid.h"
 #include "ldem/log.h"
+#include "ldem/memory_budget.h"
 
 #define FIXED_POINT_ITERATIONS 60
 
@@ -30,6 +31,14 @@ void ldem_lset_family_free(ldem_lset_family *f)
     free(f->eps_max);
     free(f->phi);
     memset(f, 0, sizeof *f);
+}
+
+uint64_t ldem_lset_family_bytes_at_least(const ldem_lset *ls, uint32_t nmodes,
+                                         uint64_t nsamples)
+{
+    uint64_t points = ldem_memory_mul(ldem_memory_mul(ls->dims[0], ls->dims[1]), ls->dims[2]);
+    return ldem_memory_mul(ldem_memory_mul(points, sizeof(float)),
+                           ldem_memory_mul(nmodes, nsamples));
 }
 
 size_t ldem_lset_family_bytes(const ldem_lset_family *f)

@@ -897,7 +897,14 @@ static int convert(ctx *c, const ldem_sn *root)
 int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
                     ldem_err *err)
 {
+    return ldem_scene_load_limited(s, path, nset, sets, 0, err);
+}
+
+int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
+                            const char *const *sets, uint64_t max_memory, ldem_err *err)
+{
     ldem_scene_init(s);
+    s->max_memory = max_memory;
     int rc = set_paths(s, path, err);
     ldem_sn *root = NULL;
     if (!rc)

@@ -14,6 +14,7 @@
 
 #include "ldem/bundle.h"
 #include "ldem/log.h"
+#include "ldem/memory_budget.h"
 #include "ldem/sections.h"
 #include "ldem/sim/timestep.h"
 #include "body_order.h"
@@ -263,6 +264,13 @@ static int decode_modes(const ldem_scene *s, const ldem_scene_shape *sh, const l
                           "all, or one per mode)", sh->name, opt->nrange, ms->n);
     if (!rc)
         ms->pullback = (uint32_t)opt->pullback;
+    if (!rc && opt->levelset == LDEM_LEVELSET_PRECOMPUTED) {
+        char key[160];
+        snprintf(key, sizeof key, "shapes.%.100s.modes.samples", sh->name);
+        rc = ldem_memory_check(s->max_memory,
+                               ldem_lset_family_bytes_at_least(&out->lset, ms->n, opt->samples),
+                               where(s, opt->line), opt->line, key, err);
+    }
     if (!rc && opt->levelset == LDEM_LEVELSET_PRECOMPUTED) {
         double *lo = malloc(ms->n * sizeof *lo), *hi = malloc(ms->n * sizeof *hi);
         if (!lo || !hi || !(out->family = calloc(1, sizeof *out->family)))

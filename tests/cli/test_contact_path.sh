@@ -174,5 +174,26 @@ if [ -w /dev/full ]; then
   expect_error "stdout full" 1 "${E}<stdout>: write failed" -- sh -c '"$0" "$@" > /dev/full' "$cp_exe" "${params[@]}" "$work/path.tsv"
 fi
 
+# --- hostile sizes: refused up front (work) or before the history outgrows --max-memory ------
+# A 9-byte path asking for 1e12 steps of the law: refused at once, naming --substeps and the
+# limit, instead of running for days.
+printf '1e-6 0 0\n' > "$work/nine.tsv"
+expect_error "substeps 1e12" 2 "${E}.*nine.tsv: --substeps: 1000000000000 substeps x 1 states = 1e\+12 steps .*see --max-steps" \
+  -- cpath --substeps 1e12 "$work/nine.tsv"
+expect_error "states x substeps" 2 "${E}.*--substeps: 5 substeps x 8 states = 40 steps .*limit of 39" \
+  -- cpath --substeps 5 --max-steps 39 "$work/path.tsv"
+cpath --substeps 5 --max-steps 40 "$work/path.tsv" > /dev/null && ok || bad "--max-steps 40 refuses 40 steps"
+# Every step of a full history pushes a cell: the pool would outgrow 16 MiB long before 1e8
+# steps; refused when it is about to, with the key and the estimate, and no output file.
+expect_error "history over --max-memory" 2 "${E}.*nine.tsv:1: --substeps: the load history needs ~[0-9.]+ MiB \(limit 16 MiB; see --max-memory\)$" \
+  -- cpath --full-history --substeps 100000000 --max-memory 16M "$work/nine.tsv"
+rm -f "$work/never.tsv"
+cpath --full-history --substeps 100000000 --max-memory 16M -o "$work/never.tsv" "$work/nine.tsv" 2> /dev/null
+[ $? -eq 2 ] && [ ! -e "$work/never.tsv" ] && ok || bad "a refused run left an output file or did not exit 2"
+expect_error "bad --max-memory" 2 "${E}--max-memory: '12Q' is not a size" -- cpath --max-memory 12Q "$work/path.tsv"
+cpath --max-memory 4G "$work/path.tsv" | cmp -s "$work/good.tsv" - && ok || bad "--max-memory 4G changes a small run"
+grep -q -- '--max-memory SIZE' "$work/help" && grep -q -- '--max-steps N' "$work/help" && ok \
+  || bad "--help does not document --max-memory and --max-steps"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

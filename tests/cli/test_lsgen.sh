@@ -195,7 +195,9 @@ usage zero-h "--h: expected a number > 0" -- sphere --radius 1 --h 0
 usage negative-timeout "--timeout: expected a number >= 0, got '-1'" -- sphere --radius 1 --timeout -1
 usage too-round 'cuboid: .*rounding' -- cuboid --size 2,2,2 --rounding 1.5
 usage bad-encoding '--vtk-encoding' -- sphere --radius 1 --vtk-encoding base64
-usage huge-grid 'a grid of .* is too large' -- sphere --radius 1 --h 1e-4
+# (2e10 nodes, 87 TiB: with that much memory allowed, the 2^31-node limit still refuses it)
+usage huge-grid 'a grid of .* is too large' -- sphere --radius 1 --h 1e-4 --max-memory 100T
+usage huge-grid-memory '--h: the level-set grid needs ~87\.4 TiB \(limit 1 GiB' -- sphere --radius 1 --h 1e-4 --max-memory 1G
 usage mesh-no-file 'mesh needs a FILE' -- mesh
 usage mesh-shape-opt 'shape options .* do not apply to mesh' -- mesh x.stl --radius 2
 QUIET_STDOUT=0
@@ -203,6 +205,20 @@ QUIET_STDOUT=0
 # --help and --version succeed on stdout
 if "$lsgen" --help | grep -q '^usage: lsgen'; then ok; else bad "--help"; fi
 if "$lsgen" --version | grep -Eq '^lsgen [0-9]'; then ok; else bad "--version"; fi
+
+# A grid the extent and --h make too large for --max-memory: refused before it is allocated,
+# naming --h and the estimate, and no bundle written (the 1.96e9-node grid of a radius-10
+# sphere at h = 0.016 once died of out-of-memory).
+rm -f "$work/huge.ldg"
+expect_error "grid over --max-memory" 2 \
+  "^lsgen: error: --h: the level-set grid needs ~2[0-9]\.[0-9] GiB \(limit 1 GiB; see --max-memory\)$" \
+  -- "$lsgen" sphere --radius 10 --h 0.016 --max-memory 1G -o "$work/huge.ldg"
+[ ! -e "$work/huge.ldg" ] && ok || bad "a refused grid left $work/huge.ldg"
+expect_error "bad --max-memory" 2 "^lsgen: error: --max-memory: '4Z' is not a size" \
+  -- "$lsgen" sphere --radius 1 --max-memory 4Z -o "$work/huge.ldg"
+"$lsgen" sphere --radius 1 --h 0.2 --max-memory 64M -q -o "$work/small.ldg" && [ -s "$work/small.ldg" ] \
+  && ok || bad "a small grid refused with --max-memory 64M"
+"$lsgen" --help | grep -q -- '--max-memory SIZE' && ok || bad "--help does not mention --max-memory"
 
 echo "test_lsgen: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

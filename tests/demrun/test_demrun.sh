@@ -282,6 +282,17 @@ errors)
   }
   scene_error "unknown key" "${E}.*/unknown_key\.yaml:7: materials\.soft\.densty: unknown key" \
     -- "$bad_dir/unknown_key.yaml"
+  # a lattice whose grains would not fit in --max-memory: refused before it is expanded
+  scene_error "lattice over --max-memory" \
+    "${E}.*/huge_lattice\.yaml:9: grains\.0\.lattice\.count needs ~1[0-9][0-9] GiB \(limit 1 GiB; see --max-memory\)$" \
+    -- --max-memory 1G "$bad_dir/huge_lattice.yaml"
+  scene_error "lattice by --set over --max-memory" \
+    "${E}--set: grains\.0\.lattice\.count needs ~1\.41 MiB \(limit 1 MiB; see --max-memory\)$" \
+    -- --max-memory 1M --set "grains.0.lattice.count=[10,10,10]" "$bad_dir/huge_lattice.yaml"
+  scene_error "bad --max-memory" "${E}--max-memory: '1X' is not a size" \
+    -- --max-memory 1X "$bad_dir/huge_lattice.yaml"
+  "$demrun" --check -q --max-memory 2M --set "grains.0.lattice.count=[10,10,10]" \
+    "$bad_dir/huge_lattice.yaml" > /dev/null && ok || bad "a 1000-sphere lattice refused with --max-memory 2M"
   scene_error "missing bundle" \
     "${E}.*/missing_bundle\.yaml:7: shapes\.grain\.bundle: cannot open '.*no-such-grain\.ldg'" \
     -- "$bad_dir/missing_bundle.yaml"
@@ -443,6 +454,13 @@ deformable)
     -- "${beam[@]}" --set time.modal_safety=0
   deformable_error "range" "${E}--set: shapes\.beam\.modes\.range: expected min < max" \
     -- "${beam[@]}" --set "shapes.beam.modes.range=[1, -1]"
+  # precomputed level sets beyond --max-memory: refused before they are computed
+  deformable_error "precomputed samples over --max-memory" \
+    "${E}--set: shapes\.beam\.modes\.samples needs ~[0-9.]+ GiB \(limit 64 MiB; see --max-memory\)$" \
+    -- "${beam[@]}" --max-memory 64M --set "shapes.beam.modes={levelset: precomputed, samples: 100000}"
+  "$demrun" --check -q --max-memory 64M "${beam[@]}" \
+    --set "shapes.beam.modes={levelset: precomputed, samples: 5}" > /dev/null && ok \
+    || bad "5 precomputed samples refused with --max-memory 64M"
   deformable_error "range pairs" \
     "${E}.*/beam_floor\.yaml:10: shapes\.beam\.modes\.range: 2 pairs for 1 modes" \
     -- "${beam[@]}" --set "shapes.beam.modes.range=[[0, 1], [0, 1]]"

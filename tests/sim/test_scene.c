@@ -505,6 +505,26 @@ Test(scene, lattice_count_checked)
                  (const char *[]){"grains.2.lattice.count", "whole numbers >= 1", NULL});
 }
 
+/* A lattice whose grains would not fit in the memory limit is refused before it is expanded,
+ * naming the key and the estimate; within the limit the same scene loads. */
+Test(scene, lattice_over_memory_limit)
+{
+    const char *sets[] = {"grains.2.lattice.count=[100, 100, 100]"};
+    ldem_scene s;
+    ldem_err err;
+    ldem_err_clear(&err);
+    cr_assert_eq(ldem_scene_load_limited(&s, SCENES "placements.yaml", 1, sets, 16u << 20, &err),
+                 LDEM_ERR_INPUT);
+    expect_error(&err, "--set", 0,
+                 (const char *[]){"grains.2.lattice.count needs ~1", "GiB (limit 16 MiB; see "
+                                  "--max-memory)", NULL});
+    ldem_scene_free(&s);
+    cr_assert_eq(ldem_scene_load_limited(&s, SCENES "placements.yaml", 0, NULL, 16u << 20, &err),
+                 LDEM_OK, "%s", err.msg);
+    cr_assert_eq(s.max_memory, 16u << 20);
+    ldem_scene_free(&s);
+}
+
 Test(scene, tsv_error_names_its_line)
 {
     ldem_err err = load_fail(SCENES "bad_tsv.yaml", 0, NULL);

@@ -25,6 +25,7 @@
 #include "shape.h"
 #include "surface_nodes.h"
 #include "ldem/log.h"
+#include "ldem/memory_budget.h"
 #include "ldem/quat.h"
 #include "ldem/version.h"
 
@@ -111,6 +112,14 @@ static void report_grid(const ldem_lset *ls, double seconds)
     ldem_info("time: level set %.3f s", seconds);
 }
 
+/* The grid is the one allocation the options size (extent / --h, cubed): refuse it up front
+ * rather than die of out-of-memory part way. */
+static int check_grid_memory(const lsgen_options *o, ldem_vec3 lo, ldem_vec3 hi, ldem_err *err)
+{
+    return ldem_memory_check(o->max_memory, lsgen_grid_bytes(lo, hi, o->h, o->pad), NULL, 0,
+                             "--h: the level-set grid", err);
+}
+
 static int run_shape(lsgen_options *o, lsgen_result *r, ldem_err *err)
 {
     const lsgen_shape *s = &o->shape;
@@ -118,7 +127,9 @@ static int run_shape(lsgen_options *o, lsgen_result *r, ldem_err *err)
     lsgen_shape_bbox(s, &lo, &hi);
     resolve_spacings(o, lo, hi);
 
-    int rc = lsgen_grid_around(lo, hi, o->h, o->pad, &r->lset, err);
+    int rc = check_grid_memory(o, lo, hi, err);
+    if (!rc)
+        rc = lsgen_grid_around(lo, hi, o->h, o->pad, &r->lset, err);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!rc)
@@ -230,7 +241,9 @@ static int mesh_level_set(const lsgen_options *o, const ldem_trimesh *mesh,
     mesh_bbox(mesh, &lo, &hi);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = lsgen_grid_around(lo, hi, o->h, o->pad, &r->lset, err);
+    int rc = check_grid_memory(o, lo, hi, err);
+    if (!rc)
+        rc = lsgen_grid_around(lo, hi, o->h, o->pad, &r->lset, err);
     lsgen_sdf_stats stats = {0};
     if (!rc)
         rc = lsgen_sdf_mesh(bvh, &r->lset, o->progress, &stats, err);

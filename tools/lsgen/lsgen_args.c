@@ -9,6 +9,7 @@
 #include "lsgen_cli.h"
 #include "cli.h"
 #include "ldem/log.h"
+#include "ldem/memory_budget.h"
 #include "ldem/version.h"
 #include "ldem/vtu.h"
 
@@ -58,6 +59,8 @@ static void usage(FILE *out)
         "  --vtu FILE           surface nodes and triangles as VTK UnstructuredGrid\n"
         "  --vtk-encoding E     ascii, raw or zlib (default zlib)\n"
         "  --threads N          OpenMP threads (default: all cores)\n"
+        "  --max-memory SIZE    refuse a grid (from the extent and --h) that would need more\n"
+        "                       (512M, 4G, or bytes; default: the machine's physical memory)\n"
         "  --progress           progress bars on stderr even when it is not a terminal\n"
         "  -v, --verbose        report sizes and timings; -q, --quiet: errors only\n"
         "  -h, --help, --version\n"
@@ -188,8 +191,8 @@ static int build_shape(lsgen_options *o, const shape_args *a)
 
 enum {
     OPT_RADIUS = 256, OPT_AXES, OPT_SIZE, OPT_ROUNDING, OPT_LENGTH, OPT_EPS, OPT_H, OPT_PAD,
-    OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_TIMEOUT, OPT_DENSITY, OPT_UNIT, OPT_NAME, OPT_VTI,
-    OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_VERSION
+    OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_TIMEOUT, OPT_DENSITY, OPT_UNIT, OPT_NAME,
+    OPT_VTI, OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_MAX_MEMORY, OPT_VERSION
 };
 
 int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
@@ -216,6 +219,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         {"vtk-encoding", required_argument, NULL, OPT_ENCODING},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -246,6 +250,10 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case OPT_LENGTH: a.length = 1; rc = parse_positive("length", optarg, 0, &a.length_v); break;
         case OPT_EPS: a.eps = 1; rc = parse_list("eps", optarg, 2, a.eps_v); break;
         case OPT_H: rc = parse_positive("h", optarg, 0, &o->h); break;
+        case OPT_MAX_MEMORY:
+            if (ldem_memory_parse_size(optarg, &o->max_memory))
+                rc = cli_fail("--max-memory: '%s' is not a size (bytes, or 512M, 4G)", optarg);
+            break;
         case OPT_PAD:
             rc = parse_count("pad", optarg, 1000, &count);
             o->pad = (unsigned)count;

@@ -2,6 +2,7 @@
 #ifndef LSGEN_CLI_H
 #define LSGEN_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "shape.h"
@@ -23,6 +24,7 @@ typedef struct lsgen_options {
     const char *output, *vti, *vtu;
     int encoding;            /* enum ldem_vtk_encoding */
     int threads;             /* 0 = OpenMP's default */
+    uint64_t max_memory;     /* --max-memory bytes; 0 = the machine's physical memory */
     int progress;
     int verbosity;           /* -v minus -q */
     const char *command_line;/* argv joined, recorded in META */

@@ -49,6 +49,7 @@
 
 #include "bvh_internal.h"
 #include "ldem/grid.h"
+#include "ldem/memory_budget.h"
 #include "ldem/progress.h"
 
 #define GRID_MAX_NODES (UINT64_C(1) << 31)
@@ -76,6 +77,29 @@ static void slab_done(ldem_progress *bar, uint64_t *done)
         ldem_progress_update(bar, now);
 }
 
+/* Nodes along axis a of the grid around [l, u]: the cells covering it, plus pad on each side;
+ * the 1e-9 keeps round-off from adding a cell. In double: no overflow for any spacing. */
+static double axis_nodes(double l, double u, double h, unsigned pad)
+{
+    double cells = ceil((u - l) / h - 1e-9);
+    return fmax(fmax(cells, 0.0) + 1.0 + 2.0 * pad, 2.0);
+}
+
+uint64_t lsgen_grid_bytes(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad)
+{
+    const double l[3] = {lo.x, lo.y, lo.z}, u[3] = {hi.x, hi.y, hi.z};
+    if (!(h > 0.0) || !isfinite(h))
+        return 0;
+    double total = 1.0;
+    for (int a = 0; a < 3; a++) {
+        if (!isfinite(l[a]) || !isfinite(u[a]) || !(l[a] <= u[a]))
+            return 0;
+        total *= axis_nodes(l[a], u[a], h, pad);
+    }
+    ldem_lset probe;
+    return ldem_memory_from_double(total * (sizeof *probe.phi + 2 * sizeof(uint32_t)));
+}
+
 int lsgen_grid_around(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad, ldem_lset *ls,
                       ldem_err *err)
 {
@@ -90,9 +114,7 @@ int lsgen_grid_around(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad, ldem_l
                                 "bounding box [%g, %g] on axis %c is invalid; expected finite "
                                 "bounds with lo <= hi",
                                 l[a], u[a], "xyz"[a]);
-        /* Cells covering the box; the 1e-9 keeps round-off from adding a cell. */
-        double cells = ceil((u[a] - l[a]) / h - 1e-9);
-        nodes[a] = fmax(fmax(cells, 0.0) + 1.0 + 2.0 * pad, 2.0);
+        nodes[a] = axis_nodes(l[a], u[a], h, pad);
         total *= nodes[a];
     }
     if (total > (double)GRID_MAX_NODES)

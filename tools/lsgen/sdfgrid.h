@@ -18,6 +18,12 @@
 int lsgen_grid_around(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad, ldem_lset *ls,
                       ldem_err *err);
 
+/* Bytes lsgen_grid_around's grid and the sign pass's per-node work arrays (two 32-bit
+ * labels a node) will take, computed before anything is allocated so that a tiny --h is
+ * refused against --max-memory; saturates at UINT64_MAX, and an invalid box or spacing gives
+ * 0 (lsgen_grid_around reports those). */
+uint64_t lsgen_grid_bytes(ldem_vec3 lo, ldem_vec3 hi, double h, unsigned pad);
+
 /* φ = exact signed distance of an analytic shape at every node. */
 int lsgen_sdf_shape(const lsgen_shape *s, ldem_lset *ls, int progress, ldem_err *err);
 

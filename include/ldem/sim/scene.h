@@ -183,6 +183,11 @@ typedef struct ldem_scene {
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */
     int write_packing;                /* `output.packing`: the spheres' last positions in
                                        * DIR/packing.tsv (ldem_packing_write) */
+
+    /* The memory an input may ask for, in bytes (0: the machine's physical memory;
+     * ldem/memory_budget.h), as given to ldem_scene_load_limited. Lattice counts (load) and
+     * precomputed level sets (build) are estimated against it before anything is allocated. */
+    uint64_t max_memory;
 } ldem_scene;
 
 void ldem_scene_init(ldem_scene *s);
@@ -191,6 +196,12 @@ void ldem_scene_free(ldem_scene *s);
 /* Read `path`, apply `nset` overrides "key=value", validate, expand placements. */
 int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
                     ldem_err *err);
+
+/* The same with a memory limit in bytes (0: the machine's physical memory, which is what
+ * ldem_scene_load uses): a lattice whose grains, or (at ldem_scene_build) precomputed level
+ * sets that would need more are refused, naming the key (docs/scene.md, "Memory limit"). */
+int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
+                            const char *const *sets, uint64_t max_memory, ldem_err *err);
 
 /* Build the world: load bundles, create bodies and walls, resolve pair laws, choose dt
  * (LDEM_DT_AUTO: dt_safety × the smallest Hertz/linear contact period estimate over the
