@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "child_task.h"
+#include "ldem/memory_budget.h"
 #include "gmsh_io.h"
 #include "ldem/mesh.h"
 
@@ -71,7 +72,7 @@ Test(gmsh_bounded, same_result_as_in_process)
     ldem_trimesh_init(&remesh_direct);
     ldem_trimesh_init(&remesh_bounded);
     ldem_err err;
-    const child_budget b = {60, child_task_physical_memory()};
+    const child_budget b = {60, (size_t)ldem_memory_machine_bytes()};
     cr_assert_eq(lsgen_gmsh_read_surface_bounded(LSGEN_TEST_SPHERE20K, 0, &b, &bounded, &err),
                  LDEM_OK, "%s", err.msg);
     assert_same_mesh(&direct, &bounded);

@@ -129,14 +129,6 @@ static void format_bytes(size_t bytes, char *buf, size_t n)
         snprintf(buf, n, "%.0f MiB", gib * 1024.0);
 }
 
-size_t child_task_physical_memory(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0;
-    return (size_t)pages * (size_t)page;
-}
-
 /* The address space mapped now (Linux: /proc/self/statm; elsewhere 0): the child inherits
  * all of it, and libraries, thread stacks and malloc arenas make it far larger than what
  * is resident, so the budget is counted on top. */

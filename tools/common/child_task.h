@@ -72,8 +72,4 @@ int child_task_run(const child_task *task, const child_budget *budget, ldem_err 
 /* In `send`: write all `len` bytes (a failed write is LDEM_ERR_IO). */
 int child_task_write(int fd, const void *buf, size_t len, ldem_err *err);
 
-/* The machine's physical memory in bytes (0 if the system does not say): the default
- * memory budget, since a child that needs more would only thrash. */
-size_t child_task_physical_memory(void);
-
 #endif

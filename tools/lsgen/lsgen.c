@@ -5,6 +5,7 @@
  * (meshcheck.h), measured (massprops.h), moved into its principal body frame, distance-
  * transformed (sdfgrid.h) and remeshed into evenly spaced surface nodes. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,14 @@ static int mesh_nodes(const lsgen_options *o, const child_budget *gmsh_budget,
     return rc;
 }
 
+/* Gmsh's memory budget: --max-memory, or the machine's memory (a child that needs more would
+ * only thrash); 0 = no limit when the system does not say. */
+static size_t gmsh_memory_budget(const lsgen_options *o)
+{
+    uint64_t limit = ldem_memory_limit(o->max_memory);
+    return limit >= SIZE_MAX ? 0 : (size_t)limit;
+}
+
 /* Gmsh runs in child processes (gmsh_io.h: *_bounded) under `gmsh_memory` bytes of memory
  * each; 0 = no limit. */
 static int run_mesh(lsgen_options *o, size_t gmsh_memory, lsgen_result *r, ldem_err *err)
@@ -329,7 +338,7 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     ldem_meta_init(&r.meta);
     if (!rc)
-        rc = o.is_mesh ? run_mesh(&o, child_task_physical_memory(), &r, &err)
+        rc = o.is_mesh ? run_mesh(&o, gmsh_memory_budget(&o), &r, &err)
                        : run_shape(&o, &r, &err);
     if (!rc)
         rc = lsgen_write_outputs(&o, &r, &err);
