@@ -18,6 +18,7 @@
 #include "checkpoint_format.h"
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
+#include "ldem/memory_budget.h"
 #include "sim_internal.h"
 
 /* ---- validation ---- */
@@ -159,6 +160,15 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
                                "16 to twice the peak)",
                                q, h->capacity[q], h->peak[q]);
     }
+    /* The peak is the file's word too: the pools' total must fit the machine before they are
+     * allocated, or a damaged file with a valid CRC could ask for 100 GB. */
+    uint64_t pool_bytes = 0;
+    for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++)
+        pool_bytes = ldem_memory_add(
+            pool_bytes,
+            ldem_memory_mul(h->capacity[q], ldem_history_pool_bytes_per_cell(&w->pools[q])));
+    if (ldem_memory_check(0, pool_bytes, path, 0, "history pools of the checkpoint", err))
+        return LDEM_ERR_INPUT;
     return LDEM_OK;
 }
 
