@@ -21,6 +21,7 @@ cd "$work/case" || exit 1
 "$lsgen" sphere --radius 1 --h 0.25 -o "$in/grain.ldg" || bad "setup: lsgen sphere"
 printf 'not a level set payload\n' > "$in/garbage.bin"
 printf '1e-6 0 0\n1e300 0 0\n' > "$in/huge.tsv"
+printf '0 1e300\n1e10 1e300\n' > "$in/force-overflow.tsv"   # U = ∫F dε beyond any double
 # Two closed tetrahedra sharing the edge (0,0,0)-(0,0,1): four triangles on one edge.
 /usr/bin/python3 - "$in/fins.stl" <<'PY' || bad "setup: non-manifold STL"
 import sys
@@ -88,6 +89,11 @@ bad_input "lsgen: non-manifold STL" -- "$lsgen" mesh "$in/fins.stl" --h 0.1 -o o
 bad_input "ldg-pack: LSET payload its reader refuses" -- "$tools/ldg-pack" --section "LSET=$in/garbage.bin" -o out.ldg
 bad_input "contact-path: non-finite row" -- "${cpath[@]}" -o out.tsv "$in/huge.tsv"
 bad_input "contact-path: non-finite row on stdout" -- "${cpath[@]}" "$in/huge.tsv"
+bad_input "energyfit: energy beyond any double" -- "$tools/energyfit/energyfit" -i "$in/grain.ldg" --table "$in/force-overflow.tsv" -o out.ldg
+# ... and that error names the row
+if "$tools/energyfit/energyfit" -i "$in/grain.ldg" --table "$in/force-overflow.tsv" -o out.ldg 2>&1 |
+   grep -q "force-overflow.tsv:2: the energy integrated"; then ok; else bad "energyfit overflow: no FILE:LINE"; fi
+rm -f out.ldg
 
 echo "test_exit_codes: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -190,6 +190,13 @@ static int finish_table(ldem_etab_table *t, const long *knot_lines, const char *
     int rc = ldem_energy_integrate(t->eps, t->force, t->n, t->interp, t->energy, err);
     if (rc)
         return rc;
+    /* Finite forces can still integrate beyond the largest double: blame the row. */
+    for (size_t k = 0; k < t->n; k++)
+        if (!isfinite(t->energy[k]))
+            return ldem_err_set(err, LDEM_ERR_INPUT, source, line_of(knot_lines, k),
+                                "the energy integrated up to eps = %g is beyond the largest "
+                                "double: forces or strains too large (units?)",
+                                t->eps[k]);
     ldem_energy_curve c;
     memset(&c, 0, sizeof c);
     rc = ldem_energy_prepare(t, &c, err);
