@@ -24,7 +24,7 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o);
 void demrun_options_free(demrun_options *o);
 
 /* The run; returns the exit status: 0, 2 for bad input (ldem_err_exit_code), or 128 + the
- * signal when SIGINT or SIGTERM stopped it (130, 143). */
+ * signal when SIGINT, SIGTERM or SIGHUP stopped it (130, 143, 129). */
 int demrun_run(const demrun_options *o);
 
 /* Files demrun writes in its output folder besides the probes and the frames. */

@@ -20,7 +20,7 @@ static void usage(FILE *out)
         "into the output folder: spheres.pvd / surfaces.pvd / contacts.pvd / walls.pvd series\n"
         "of VTU frames for ParaView (frames/), probes.tsv (energies, wall forces, contacts),\n"
         "and checkpoint.ldc (the whole state, for --restart). Schema: docs/scene.md.\n"
-        "SIGINT or SIGTERM: finish the step, write checkpoint.ldc, exit 130 or 143.\n"
+        "SIGINT, SIGTERM or SIGHUP: finish the step, write checkpoint.ldc, exit 130, 143 or 129.\n"
         "\n"
         "Options:\n"
         "  -o, --out DIR         output folder (default: the scene's output.dir, else out)\n"

@@ -2,7 +2,7 @@
  *
  * Order matters for what a failed or stopped run leaves on disk: every input (the scene, the
  * checkpoint, the probes table a restart continues) is read and checked before any output is
- * opened, so a refused run changes nothing; and SIGINT/SIGTERM end the loop between steps,
+ * opened, so a refused run changes nothing; and SIGINT/SIGTERM/SIGHUP end the loop between steps,
  * after the step's outputs, with a checkpoint to continue from (demrun_signals.c). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* demrun_signals.c — SIGINT and SIGTERM ask a run to stop at the end of its current step.
+/* demrun_signals.c — SIGINT, SIGTERM and SIGHUP ask a run to stop at the end of its current
+ * step (SIGHUP: the terminal or ssh session the run was started from has gone).
  *
  * The handler only records the signal: everything else (finishing the step and its outputs,
  * the checkpoint, the message, the exit status) happens in the step loop, which polls
@@ -41,6 +42,7 @@ void demrun_signals_install(void)
     stop_signal = 0;
     catch_unless_ignored(SIGINT);
     catch_unless_ignored(SIGTERM);
+    catch_unless_ignored(SIGHUP); /* under nohup it arrives ignored and stays so */
 }
 
 int demrun_stop_signal(void)
@@ -53,6 +55,7 @@ const char *demrun_signal_name(int sig)
     switch (sig) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
     default: return "a signal";
     }
 }

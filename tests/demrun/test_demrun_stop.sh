@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How a demrun run ends when it does not run to its end, one part per meson test:
-#   signals    SIGTERM, and SIGINT sent twice, after a couple of frames of a run with
-#              checkpoint.every 0: exit 143 / 130 and one stderr line naming the checkpoint;
+#   signals    SIGTERM, SIGINT sent twice, and SIGHUP, after a couple of frames of a run with
+#              checkpoint.every 0: exit 143 / 130 / 129 and one stderr line naming the checkpoint;
 #              the .pvd series list exactly the frames on disk, the probes table ends on a
 #              whole row, no temporary file is left; --restart from that checkpoint ends with
 #              bitwise the outputs of an uninterrupted run; SIGTERM while the scene is read
@@ -119,6 +119,8 @@ signals)
   set -m
   stop_leg sigint INT 2 130
   set +m
+  # the terminal or ssh session that started the run has gone
+  stop_leg sighup HUP 1 129
 
   # SIGTERM while the scene is still being read (from a FIFO, once /proc shows the handler
   # installed): the run stops before opening any output and says that nothing was written.
