@@ -10,6 +10,8 @@
  * then its ldem_err if the status is an error, else the result as `send` writes it. */
 #include "child_task.h"
 
+#include "ldem/memory_budget.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -118,15 +120,6 @@ static const char *signal_name(int sig, char *buf, size_t n)
             return names[i].name;
     snprintf(buf, n, "signal %d", sig);
     return buf;
-}
-
-static void format_bytes(size_t bytes, char *buf, size_t n)
-{
-    double gib = (double)bytes / (1024.0 * 1024.0 * 1024.0);
-    if (gib >= 1)
-        snprintf(buf, n, "%.1f GiB", gib);
-    else
-        snprintf(buf, n, "%.0f MiB", gib * 1024.0);
 }
 
 /* The address space mapped now (Linux: /proc/self/statm; elsewhere 0): the child inherits
@@ -339,7 +332,7 @@ static int child_died(const child_task *t, const child_budget *b, int ws, int fr
         int sig = WTERMSIG(ws);
         if (b->memory_bytes && CHILD_TASK_LIMITS_MEMORY && (sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS ||
                                 sig == SIGKILL)) {
-            format_bytes(b->memory_bytes, mem, sizeof mem);
+            ldem_memory_format(b->memory_bytes, mem, sizeof mem);
             snprintf(hint, sizeof hint, " (perhaps out of its memory budget, %s)", mem);
         }
         return ldem_err_set(err, LDEM_ERR_INTERNAL, t->source, 0,
