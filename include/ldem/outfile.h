@@ -30,6 +30,11 @@
 extern "C" {
 #endif
 
+/* What a regular file's temporary name adds to the target's: mkstemp fills the six X's with
+ * letters and digits. demrun recognises a killed run's leftovers by it. */
+#define LDEM_OUTFILE_TMP_STEM ".tmp."
+#define LDEM_OUTFILE_TMP_TEMPLATE LDEM_OUTFILE_TMP_STEM "XXXXXX"
+
 typedef struct ldem_outfile {
     FILE *fp;          /* write here */
     char *path;        /* the name the caller gave ("-" for stdout), for messages */

@@ -48,13 +48,13 @@ static int open_stream(ldem_outfile *of, ldem_err *err)
 static int open_temporary(ldem_outfile *of, ldem_err *err)
 {
     size_t n = strlen(of->target);
-    of->tmp_path = malloc(n + sizeof ".tmp.XXXXXX");
+    of->tmp_path = malloc(n + sizeof LDEM_OUTFILE_TMP_TEMPLATE);
     if (!of->tmp_path) {
         release(of);
         return ldem_err_set(err, LDEM_ERR_NOMEM, of->path, 0, "out of memory");
     }
     memcpy(of->tmp_path, of->target, n);
-    memcpy(of->tmp_path + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+    memcpy(of->tmp_path + n, LDEM_OUTFILE_TMP_TEMPLATE, sizeof LDEM_OUTFILE_TMP_TEMPLATE);
     int fd = mkstemp(of->tmp_path);
     if (fd < 0)
         return fail(of, errno, "cannot create output", err);

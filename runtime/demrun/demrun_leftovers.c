@@ -20,6 +20,7 @@
 
 #include "demrun.h"
 #include "ldem/log.h"
+#include "ldem/outfile.h"
 
 /* The files demrun writes in its output folder (demrun_run.c, output_probes.c, and the .pvd
  * series of output_frames.c), and the parts whose frames go to DIR/frames/PART_NNNNNN.vtu. */
@@ -29,8 +30,8 @@ static const char *const FOLDER_OUTPUTS[] = {
 static const char *const FRAME_PARTS[] = {"spheres", "surfaces", "contacts", "walls"};
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
-#define TMP_SUFFIX ".tmp."
-#define TMP_LETTERS 6
+#define TMP_SUFFIX LDEM_OUTFILE_TMP_STEM
+#define TMP_LETTERS (sizeof LDEM_OUTFILE_TMP_TEMPLATE - sizeof LDEM_OUTFILE_TMP_STEM)
 
 static bool is_alnum(char c)
 {
