@@ -16,4 +16,12 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L "$root/tests/install/consumer.c" -o "$work
   $(pkg-config --cflags ldem) "$(pkg-config --variable=libdir ldem)/libldem.a" \
   $(pkg-config --static --libs-only-other --libs-only-l ldem | sed 's/-lldem//')
 "$work/consumer-static"
-echo "install check: headers, shared and static library, ldem.pc all usable"
+# The README's examples call the tools bare: from PATH alone, without LD_LIBRARY_PATH (their
+# rpath names the installed library), in a scratch folder.
+for tool in lsgen modefit energyfit demrun ldg-info ldg-pack ldg-vtk contact-path; do
+  test -x "$work/prefix/bin/$tool" || { echo "install check: $tool not installed" >&2; exit 1; }
+done
+(cd "$work" && env -i PATH="$work/prefix/bin:/usr/bin:/bin" HOME="$work" sh -c \
+  'lsgen sphere --radius 10 --h 1 > sphere.ldg && ldg-info sphere.ldg > /dev/null &&
+   demrun --version > /dev/null')
+echo "install check: tools on PATH, headers, shared and static library, ldem.pc all usable"
