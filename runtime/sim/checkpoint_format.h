@@ -35,6 +35,10 @@
  * ε and are recomputed on restore. */
 #define MODAL_VALUES 6u
 
+/* The run's stage (optional section STAG): u32 stage index, u32 reserved 0, u64 the step and
+ * f64 the time at which that stage began. */
+#define STAGE_BYTES 24u
+
 /* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
  * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
  * stiffnesses, the cell's work, the servo's three accumulated rates, the step at which

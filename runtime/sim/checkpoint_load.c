@@ -484,6 +484,7 @@ typedef struct sections {
     const ldem_section *ckpt, *bods, *wals, *list, *cont, *frms;
     const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
     const ldem_section *cell; /* present exactly when the scene has a periodic cell */
+    const ldem_section *stag; /* optional: the run's stage, only in staged runs' files */
 } sections;
 
 static int find_sections(const ldem_bundle *b, const char *path, sections *s, ldem_err *err)
@@ -503,6 +504,7 @@ static int find_sections(const ldem_bundle *b, const char *path, sections *s, ld
     }
     s->modl = ldem_bundle_find(b, "MODL");
     s->cell = ldem_bundle_find(b, "CELL");
+    s->stag = ldem_bundle_find(b, "STAG");
     return LDEM_OK;
 }
 
@@ -878,8 +880,38 @@ static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
     return rc;
 }
 
+/* STAG: the stage and where it began, which cannot lie after the checkpoint's own clock. */
+static int read_stage(const ldem_section *stag, const char *path, const header *h,
+                      ldem_checkpoint_stage *st, ldem_err *err)
+{
+    if (!stag)
+        return LDEM_OK;
+    const unsigned char *p = stag->data;
+    double t = stag->length == STAGE_BYTES ? ldem_get_f64le(p + 16) : 0.0;
+    if (stag->length != STAGE_BYTES || ldem_get_u64le(p + 8) > h->step || !isfinite(t) ||
+        t < 0.0 || t > h->t)
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                            "damaged checkpoint: section 'STAG' is not a stage beginning at or "
+                            "before step %llu", (unsigned long long)h->step);
+    if (st) {
+        st->present = 1;
+        st->stage = ldem_get_u32le(p);
+        st->step = ldem_get_u64le(p + 8);
+        st->t = t;
+    }
+    return LDEM_OK;
+}
+
 int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x, ldem_err *err)
 {
+    return ldem_checkpoint_load_staged(path, w, x, NULL, err);
+}
+
+int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                ldem_checkpoint_stage *st, ldem_err *err)
+{
+    if (st)
+        *st = (ldem_checkpoint_stage){0, 0, 0, 0.0};
     ldem_bundle b;
     int rc = read_bundle(path, &b, err);
     if (rc)
@@ -889,6 +921,8 @@ int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra 
     rc = find_sections(&b, path, &s, err);
     if (!rc)
         rc = validate(&s, path, w, &h, err);
+    if (!rc)
+        rc = read_stage(s.stag, path, &h, st, err);
     if (!rc)
         rc = restore(w, x, &s, path, &h, err);
     ldem_bundle_free(&b);

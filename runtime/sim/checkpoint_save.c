@@ -342,8 +342,22 @@ static int write_frames(sink *k, const ldem_checkpoint_extra *x)
     return section_end(k);
 }
 
+static int write_stage(sink *k, const ldem_checkpoint_stage *st)
+{
+    if (!st)
+        return LDEM_OK;
+    if (section_begin(k, "STAG", STAGE_BYTES))
+        return k->rc;
+    put_u32(k, st->stage);
+    put_u32(k, 0);
+    put_u64(k, st->step);
+    put_f64(k, st->t);
+    return section_end(k);
+}
+
 static int write_all(FILE *fp, const char *path, const ldem_world *w,
-                     const ldem_checkpoint_extra *x, ldem_err *err)
+                     const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                     ldem_err *err)
 {
     ldem_bundle_writer bw;
     int rc = ldem_bundle_writer_begin(&bw, fp, path, err);
@@ -372,6 +386,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
         rc = write_modal(k, w);
     if (!rc)
         rc = write_cell(k, w);
+    if (!rc)
+        rc = write_stage(k, st);
     free(k);
     if (rc) {
         ldem_bundle_writer_discard(&bw);
@@ -382,6 +398,13 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
 
 int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
                          ldem_err *err)
+{
+    return ldem_checkpoint_save_staged(path, w, x, NULL, err);
+}
+
+int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
+                                const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                                ldem_err *err)
 {
     if (x && x->nframes && !x->frame_times)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
@@ -396,7 +419,7 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
     int rc = ldem_outfile_open(&of, path, err);
     if (rc)
         return rc;
-    rc = write_all(of.fp, path, w, x, err);
+    rc = write_all(of.fp, path, w, x, st, err);
     if (rc) {
         ldem_outfile_abort(&of);
         return rc;

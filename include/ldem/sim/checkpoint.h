@@ -28,6 +28,16 @@ typedef struct ldem_checkpoint_extra {
     double *frame_times;      /* nframes; owned by the caller on save, malloc'd on load */
 } ldem_checkpoint_extra;
 
+/* A staged run's stage (section STAG, ldem/sim/stages.h): which stage runs, and the step and
+ * time at which it began, so that a restart continues it and its criteria count from the
+ * same origin. */
+typedef struct ldem_checkpoint_stage {
+    int present;              /* on load: 0 when the file has no STAG (then all zero) */
+    uint32_t stage;
+    uint64_t step;
+    double t;
+} ldem_checkpoint_stage;
+
 /* Write atomically (temporary name + rename). `x` may be NULL (no frames). A contact whose
  * Jäger stack does not hold `length` cells is LDEM_ERR_INTERNAL, found before writing. */
 int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
@@ -42,6 +52,13 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
  * there are no frames) that the caller frees. */
 int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
                          ldem_err *err);
+
+/* The same with the run's stage (st may be NULL: none written, or not read). */
+int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
+                                const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                                ldem_err *err);
+int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                ldem_checkpoint_stage *st, ldem_err *err);
 
 #ifdef __cplusplus
 }
