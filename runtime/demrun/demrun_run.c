@@ -91,7 +91,7 @@ static int advance_stage(run *r, int *finished, ldem_err *err)
         return LDEM_OK;
     const ldem_scene_stage *st = &r->scene.stages[k];
     char why[512];
-    int verdict = ldem_stage_check(&st->until, &r->world, r->stage.step, why, sizeof why);
+    int verdict = ldem_stage_check(&st->until, &r->world, &r->stage, why, sizeof why);
     if (verdict == LDEM_STAGE_GOES_ON)
         return LDEM_OK;
     ldem_world *w = &r->world;
@@ -106,7 +106,8 @@ static int advance_stage(run *r, int *finished, ldem_err *err)
     if (!path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
     snprintf(path, n, "%s/stage-%s.ldc", r->dir, st->name);
-    r->stage = (ldem_checkpoint_stage){1, (uint32_t)(k + 1), w->step, w->t};
+    r->stage = (ldem_checkpoint_stage){.present = 1, .stage = (uint32_t)(k + 1),
+                                        .step = w->step, .t = w->t};
     int rc = save_checkpoint_to(r, path, err);
     if (!rc && k + 1 == r->scene.nstages)
         *finished = 1;
@@ -242,6 +243,8 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
         rc = advance_stage(r, &finished, err);
     while (!rc && !finished && w->step < stop) {
         rc = ldem_world_step(w, err);
+        if (!rc && r->scene.nstages)
+            ldem_stage_accumulate(&r->scene.stages[r->stage.stage].until, &r->stage, w);
         /* The outputs first: this step belongs to the stage that ran it, as in separate
          * runs. A checkpoint written here still records that stage; a restart from it
          * checks the stage's end again before its first step (below). */
@@ -283,7 +286,8 @@ static int restart_stage(run *r, ldem_checkpoint_extra *x, ldem_err *err)
     if (!r->scene.nstages)
         return LDEM_OK;
     if (!r->stage.present) {
-        r->stage = (ldem_checkpoint_stage){1, 0, r->world.step, r->world.t};
+        r->stage = (ldem_checkpoint_stage){.present = 1, .step = r->world.step,
+                                            .t = r->world.t};
         return LDEM_OK;
     }
     if (r->stage.stage == 0 || r->stage.stage >= r->scene.nstages)
@@ -333,7 +337,7 @@ int demrun_run(const demrun_options *o)
         rc = ldem_stages_validate(&r.scene, o->nset, o->sets, &err);
         if (!rc)
             rc = build_stage(&r, 0, &err);
-        r.stage = (ldem_checkpoint_stage){1, 0, 0, 0.0};
+        r.stage = (ldem_checkpoint_stage){.present = 1};
     } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     }

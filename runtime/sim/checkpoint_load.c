@@ -887,17 +887,33 @@ static int read_stage(const ldem_section *stag, const char *path, const header *
     if (!stag)
         return LDEM_OK;
     const unsigned char *p = stag->data;
-    double t = stag->length == STAGE_BYTES ? ldem_get_f64le(p + 16) : 0.0;
-    if (stag->length != STAGE_BYTES || ldem_get_u64le(p + 8) > h->step || !isfinite(t) ||
-        t < 0.0 || t > h->t)
+    uint64_t n = stag->length >= STAGE_BYTES + STAGE_WINDOW_BYTES ? ldem_get_u32le(p + 24) : 0;
+    int sane = stag->length >= STAGE_BYTES && n <= LDEM_STAGE_SERVO_MAX &&
+               stag->length == STAGE_BYTES + (n ? STAGE_WINDOW_BYTES + 16u * n : 0);
+    double t = sane ? ldem_get_f64le(p + 16) : 0.0;
+    uint64_t block = n ? ldem_get_u64le(p + 32) : 0;
+    if (!sane || ldem_get_u64le(p + 8) > h->step || !isfinite(t) || t < 0.0 || t > h->t ||
+        block > h->step - ldem_get_u64le(p + 8) || (n && ldem_get_u32le(p + 28) > 1))
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
                             "damaged checkpoint: section 'STAG' is not a stage beginning at or "
                             "before step %llu", (unsigned long long)h->step);
+    for (uint64_t i = 0; i < 2 * n; i++)
+        if (!isfinite(ldem_get_f64le(p + 40 + 8 * i)))
+            return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                                "damaged checkpoint: section 'STAG': a servo window value is "
+                                "not finite");
     if (st) {
         st->present = 1;
         st->stage = ldem_get_u32le(p);
         st->step = ldem_get_u64le(p + 8);
         st->t = t;
+        st->nservo = (uint32_t)n;
+        st->have_mean = n ? ldem_get_u32le(p + 28) : 0;
+        st->block_steps = block;
+        for (uint64_t i = 0; i < n; i++) {
+            st->sum[i] = ldem_get_f64le(p + 40 + 16 * i);
+            st->mean[i] = ldem_get_f64le(p + 48 + 16 * i);
+        }
     }
     return LDEM_OK;
 }
@@ -911,7 +927,7 @@ int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint
                                 ldem_checkpoint_stage *st, ldem_err *err)
 {
     if (st)
-        *st = (ldem_checkpoint_stage){0, 0, 0, 0.0};
+        *st = (ldem_checkpoint_stage){.present = 0};
     ldem_bundle b;
     int rc = read_bundle(path, &b, err);
     if (rc)

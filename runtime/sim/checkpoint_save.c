@@ -346,12 +346,23 @@ static int write_stage(sink *k, const ldem_checkpoint_stage *st)
 {
     if (!st)
         return LDEM_OK;
-    if (section_begin(k, "STAG", STAGE_BYTES))
+    if (st->nservo > LDEM_STAGE_SERVO_MAX)
+        return ldem_err_set(k->err, LDEM_ERR_INTERNAL, NULL, 0, "checkpoint: %u servo walls "
+                            "in a stage's window", (unsigned)st->nservo);
+    uint64_t length = STAGE_BYTES + (st->nservo ? STAGE_WINDOW_BYTES + 16u * st->nservo : 0);
+    if (section_begin(k, "STAG", length))
         return k->rc;
     put_u32(k, st->stage);
     put_u32(k, 0);
     put_u64(k, st->step);
     put_f64(k, st->t);
+    if (st->nservo) {
+        put_u32(k, st->nservo);
+        put_u32(k, st->have_mean);
+        put_u64(k, st->block_steps);
+        for (uint32_t i = 0; i < st->nservo; i++)
+            put_f64(k, st->sum[i]), put_f64(k, st->mean[i]);
+    }
     return section_end(k);
 }
 

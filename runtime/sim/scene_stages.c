@@ -49,6 +49,20 @@ static int parse_set(ctx *c, const ldem_sn *set, ldem_scene_stage *st)
     return rc;
 }
 
+/* The wall named by node n: *index. */
+static int wall_ref(ctx *c, const ldem_sn *n, long *index)
+{
+    const char *name = NULL;
+    int rc = scene_text(c, n, "a wall's name", &name);
+    *index = -1;
+    for (size_t k = 0; !rc && k < c->s->nwalls; k++)
+        if (c->s->walls[k].name && strcmp(c->s->walls[k].name, name) == 0)
+            *index = (long)k;
+    if (!rc && *index < 0)
+        rc = FAIL(c, n, "no wall is named '%.60s'", name);
+    return rc;
+}
+
 static int parse_wall_force(ctx *c, const ldem_sn *n, ldem_stage_until *u)
 {
     static const char *const keys[] = {"wall", "reached", NULL};
@@ -57,14 +71,8 @@ static int parse_wall_force(ctx *c, const ldem_sn *n, ldem_stage_until *u)
     const ldem_sn *wall = rc ? NULL : ldem_sn_get(n, "wall");
     if (!rc && (!wall || !ldem_sn_get(n, "reached")))
         rc = FAIL(c, n, "expected {wall: NAME, reached: FORCE}");
-    const char *name = NULL;
     if (!rc)
-        rc = scene_text(c, wall, "a wall's name", &name);
-    for (size_t k = 0; !rc && k < c->s->nwalls; k++)
-        if (c->s->walls[k].name && strcmp(c->s->walls[k].name, name) == 0)
-            u->wall = (long)k;
-    if (!rc && u->wall < 0)
-        rc = FAIL(c, wall, "no wall is named '%.60s'", name);
+        rc = wall_ref(c, wall, &u->wall);
     if (!rc)
         rc = scene_num_field(c, n, "reached", NONNEGATIVE, NULL, &u->wall_force);
     scene_key_pop(c, mark);
@@ -80,15 +88,49 @@ static int count_field(ctx *c, const ldem_sn *map, const char *key, uint64_t *ou
     return scene_int_field_from(c, map, key, 1, SCENE_MAX_INTEGER, out);
 }
 
-static int parse_until(ctx *c, const ldem_sn *n, ldem_stage_until *u)
+/* servo_settled: {walls: [NAME...], tolerance, window, velocity}. The walls must be servo
+ * walls in the stage's own scene (`stage`: this entry's index; in another stage's scene
+ * the walls' drives may differ, so they are checked only there). */
+static int parse_servo_settled(ctx *c, const ldem_sn *n, ldem_stage_until *u, size_t stage)
+{
+    static const char *const keys[] = {"walls", "tolerance", "window", "velocity", NULL};
+    size_t mark = scene_key_push(c, "servo_settled");
+    int rc = scene_check_mapping(c, n, keys);
+    const ldem_sn *walls = rc ? NULL : ldem_sn_get(n, "walls");
+    if (!rc && (!walls || walls->kind != LDEM_SN_SEQUENCE || walls->count == 0 ||
+                walls->count > LDEM_STAGE_SERVO_MAX))
+        rc = FAIL(c, walls ? walls : n, "expected walls: [NAME, ...], 1 to %u servo walls",
+                  LDEM_STAGE_SERVO_MAX);
+    for (size_t k = 0; !rc && k < walls->count; k++) {
+        size_t m = scene_key_push(c, "walls");
+        scene_key_push_index(c, k);
+        rc = wall_ref(c, walls->items[k], &u->servo_wall[k]);
+        if (!rc && c->s->stage == (long)stage &&
+            c->s->walls[u->servo_wall[k]].drive != LDEM_DRIVE_SERVO)
+            rc = FAIL(c, walls->items[k], "wall '%s' has no servo in this stage",
+                      c->s->walls[u->servo_wall[k]].name);
+        scene_key_pop(c, m);
+        u->nservo = (uint32_t)(k + 1);
+    }
+    if (!rc)
+        rc = scene_num_field(c, n, "tolerance", POSITIVE, NULL, &u->servo_tolerance);
+    if (!rc)
+        rc = count_field(c, n, "window", &u->servo_window);
+    if (!rc)
+        rc = scene_num_field(c, n, "velocity", NONNEGATIVE, NULL, &u->servo_velocity);
+    scene_key_pop(c, mark);
+    return rc;
+}
+
+static int parse_until(ctx *c, const ldem_sn *n, ldem_stage_until *u, size_t stage)
 {
     static const char *const keys[] = {"steps", "time", "max_steps", "max_time", "unbalanced",
-                                       "kinetic_ratio", "wall_force", NULL};
+                                       "kinetic_ratio", "wall_force", "servo_settled", NULL};
     size_t mark = scene_key_push(c, "until");
     int rc = scene_check_mapping(c, n, keys);
     if (!rc && n->count == 0)
         rc = FAIL(c, n, "give at least one criterion (%s)", "steps, time, max_steps, "
-                  "max_time, unbalanced, kinetic_ratio, wall_force");
+                  "max_time, unbalanced, kinetic_ratio, wall_force, servo_settled");
     if (!rc)
         rc = count_field(c, n, "steps", &u->steps);
     if (!rc)
@@ -104,6 +146,9 @@ static int parse_until(ctx *c, const ldem_sn *n, ldem_stage_until *u)
     const ldem_sn *wf = rc ? NULL : ldem_sn_get(n, "wall_force");
     if (wf)
         rc = parse_wall_force(c, wf, u);
+    const ldem_sn *ss = rc ? NULL : ldem_sn_get(n, "servo_settled");
+    if (ss)
+        rc = parse_servo_settled(c, ss, u, stage);
     scene_key_pop(c, mark);
     return rc;
 }
@@ -127,7 +172,8 @@ static int parse_stage(ctx *c, const ldem_sn *e, ldem_scene_stage *st, size_t in
     st->set_line = e->line;
     st->until = (ldem_stage_until){.time = -1.0, .max_time = -1.0, .unbalanced = -1.0,
                                    .kinetic_ratio = -1.0, .wall = -1, .wall_force = -1.0,
-                                   .check_every = 100};
+                                   .check_every = 100, .servo_tolerance = 0.02,
+                                   .servo_window = 1000, .servo_velocity = -1.0};
     const ldem_sn *name = rc ? NULL : ldem_sn_get(e, "name");
     if (!rc && !name)
         rc = scene_missing(c, e, "name", "the stage's name (letters, digits, - and _), used "
@@ -154,7 +200,7 @@ static int parse_stage(ctx *c, const ldem_sn *e, ldem_scene_stage *st, size_t in
     if (!rc && !until)
         rc = scene_missing(c, e, "until", "when the stage ends, e.g. until: {steps: 10000}");
     if (!rc)
-        rc = parse_until(c, until, &st->until);
+        rc = parse_until(c, until, &st->until, index);
     if (!rc)
         rc = count_field(c, e, "check_every", &st->until.check_every);
     return rc;

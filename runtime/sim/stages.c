@@ -47,13 +47,65 @@ static int any_touching(const ldem_world *w)
     return 0;
 }
 
-int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w, uint64_t start_step,
-                     char *why, size_t why_size)
+/* The normal force the grains exert on a wall, as the servo measures it (walls.c). */
+static double wall_pressure(const ldem_wall *wl)
+{
+    return -ldem_vec3_dot(wl->force, wl->normal);
+}
+
+void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
+                           const ldem_world *w)
+{
+    if (!u->nservo || !u->servo_window)
+        return;
+    st->nservo = u->nservo;
+    for (uint32_t i = 0; i < u->nservo; i++)
+        st->sum[i] += wall_pressure(&w->walls[u->servo_wall[i]]);
+    if (++st->block_steps < u->servo_window)
+        return;
+    for (uint32_t i = 0; i < u->nservo; i++) {
+        st->mean[i] = st->sum[i] / (double)u->servo_window;
+        st->sum[i] = 0.0;
+    }
+    st->block_steps = 0;
+    st->have_mean = 1;
+}
+
+/* servo_settled: every wall's last block mean near its target and the wall nearly still. */
+static int servo_settled(const ldem_stage_until *u, const ldem_world *w,
+                         const ldem_checkpoint_stage *st, int capped, char *why, size_t size)
+{
+    int held = 1;
+    for (uint32_t i = 0; i < u->nservo; i++) {
+        const ldem_wall *wl = &w->walls[u->servo_wall[i]];
+        double target = wl->servo_force;
+        double error = st->have_mean && st->nservo == u->nservo
+                           ? fabs(st->mean[i] - target) / fmax(fabs(target), 1e-300)
+                           : INFINITY;
+        double vmax = u->servo_velocity >= 0.0 ? u->servo_velocity
+                                               : u->servo_tolerance * wl->servo_vmax;
+        double speed = ldem_vec3_norm(wl->vel);
+        int ok = error <= u->servo_tolerance && speed <= vmax;
+        held &= ok;
+        if (ok != capped) {
+            char name[48];
+            snprintf(name, sizeof name, "servo %u force error", (unsigned)u->servo_wall[i]);
+            note(why, size, name, error, ok ? "<=" : ">", u->servo_tolerance);
+            snprintf(name, sizeof name, "speed");
+            note(why, size, name, speed, ok ? "<=" : ">", vmax);
+        }
+    }
+    return held;
+}
+
+int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w,
+                     const ldem_checkpoint_stage *st, char *why, size_t why_size)
 {
     if (why && why_size)
         why[0] = '\0';
-    uint64_t done = w->step - start_step;
-    int measured = u->unbalanced >= 0.0 || u->kinetic_ratio >= 0.0 || u->wall >= 0;
+    uint64_t done = w->step - st->step;
+    int measured = u->unbalanced >= 0.0 || u->kinetic_ratio >= 0.0 || u->wall >= 0 ||
+                   u->nservo;
     uint64_t every = u->check_every ? u->check_every : 1;
     int capped = (u->max_steps && done >= u->max_steps) ||
                  (u->max_time >= 0.0 && done >= ldem_stage_steps_of(u->max_time, w->dt));
@@ -100,6 +152,8 @@ int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w, uint64_t st
         if (ok != capped)
             note(why, why_size, "wall_force", f, ok ? ">=" : "<", u->wall_force);
     }
+    if (u->nservo)
+        held &= servo_settled(u, w, st, capped, why, why_size);
     if (held)
         return LDEM_STAGE_DONE;
     return capped ? LDEM_STAGE_CAPPED : LDEM_STAGE_GOES_ON;

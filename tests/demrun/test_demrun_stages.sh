@@ -6,7 +6,8 @@
 #             against the documented equivalence)
 #   restart   stopped mid-stage, at a stage's last step and in the last stage, then continued
 #             with --restart: the outputs equal the uninterrupted staged run's; each
-#             DIR/stage-NAME.ldc restarts into the next stage (guard)
+#             DIR/stage-NAME.ldc restarts into the next stage; a servo_settled stage stopped
+#             in the middle of its window continues bitwise (guard)
 #   criteria  one sphere dropped on a floor: `steps` and `time` end where the step count
 #             says (100, then 0.002 / 1e-5 = 200 more); kinetic_ratio and unbalanced end the
 #             settling at the first check where both hold, recomputed from the probes table;
@@ -87,6 +88,14 @@ restart)
       --restart "$work/r$at/checkpoint.ldc"
     same_run "restart at $at" "$work/a" "$work/r$at"
   done
+  # servo_settled's window mean survives a restart in the middle of a window
+  servo=(--set 'stages.1.until={servo_settled: {walls: [lid], tolerance: 0.05, window: 200}, max_steps: 20000}'
+         --set stages.1.check_every=200)
+  must "servo run" -- "$demrun" -q -j 1 "$staged" -o "$work/v" "${servo[@]}"
+  must "servo stop" -- "$demrun" -q -j 1 "$staged" -o "$work/w" "${servo[@]}" --stop-at 3333
+  must "servo restart" -- "$demrun" -q -j 1 "$staged" -o "$work/w" "${servo[@]}" \
+    --restart "$work/w/checkpoint.ldc"
+  same_run "servo_settled restart mid-window" "$work/v" "$work/w"
   # a stage's end restarts into the next stage: the last two stages from stage-settle.ldc
   mkdir -p "$work/s"
   cp "$work/a/stage-settle.ldc" "$work/s/"

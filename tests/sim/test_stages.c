@@ -17,7 +17,7 @@ static ldem_stage_until none(void)
 {
     return (ldem_stage_until){.time = -1.0, .max_time = -1.0, .unbalanced = -1.0,
                               .kinetic_ratio = -1.0, .wall = -1, .wall_force = -1.0,
-                              .check_every = 100};
+                              .check_every = 100, .servo_velocity = -1.0};
 }
 
 /* One sphere in free flight above a floor: no contact. */
@@ -45,10 +45,10 @@ Test(stages, steps_and_time_end_on_their_step)
     u.steps = 30;
     u.time = 50e-7; /* dt 1e-7: 50 steps; both must hold */
     w.step = 1000 + 49;
-    cr_assert_eq(ldem_stage_check(&u, &w, 1000, NULL, 0), LDEM_STAGE_GOES_ON);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 1000}, NULL, 0), LDEM_STAGE_GOES_ON);
     w.step = 1000 + 50;
     char why[200];
-    cr_assert_eq(ldem_stage_check(&u, &w, 1000, why, sizeof why), LDEM_STAGE_DONE);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 1000}, why, sizeof why), LDEM_STAGE_DONE);
     cr_assert_str_eq(why, "steps 50 >= 30, time 5e-06 >= 5e-06");
     ldem_world_free(&w);
 }
@@ -63,10 +63,10 @@ Test(stages, cap_names_what_did_not_hold)
     u.max_steps = 250;
     u.check_every = 100;
     w.step = 200;
-    cr_assert_eq(ldem_stage_check(&u, &w, 0, NULL, 0), LDEM_STAGE_GOES_ON);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 0}, NULL, 0), LDEM_STAGE_GOES_ON);
     w.step = 250; /* the cap is looked at every step, not only at checks */
     char why[200];
-    cr_assert_eq(ldem_stage_check(&u, &w, 0, why, sizeof why), LDEM_STAGE_CAPPED);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 0}, why, sizeof why), LDEM_STAGE_CAPPED);
     cr_assert_str_eq(why, "unbalanced inf >= 0.001, kinetic_ratio inf >= 0.001");
     ldem_world_free(&w);
 }
@@ -81,13 +81,48 @@ Test(stages, wall_force_only_at_checks)
     u.check_every = 10;
     w.walls[0].force = (ldem_vec3){0.3, 0, -2.0}; /* normal component |−2| ≥ 1.5 */
     w.step = 7 + 15;
-    cr_assert_eq(ldem_stage_check(&u, &w, 7, NULL, 0), LDEM_STAGE_GOES_ON);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 7}, NULL, 0), LDEM_STAGE_GOES_ON);
     w.step = 7 + 20;
     char why[200];
-    cr_assert_eq(ldem_stage_check(&u, &w, 7, why, sizeof why), LDEM_STAGE_DONE);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 7}, why, sizeof why), LDEM_STAGE_DONE);
     cr_assert_str_eq(why, "wall_force 2 >= 1.5");
     w.walls[0].force = (ldem_vec3){5.0, 0, -1.0}; /* only the normal component counts */
-    cr_assert_eq(ldem_stage_check(&u, &w, 7, NULL, 0), LDEM_STAGE_GOES_ON);
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 7}, NULL, 0), LDEM_STAGE_GOES_ON);
+    ldem_world_free(&w);
+}
+
+Test(stages, servo_window_mean)
+{
+    ldem_world w;
+    flight(&w);
+    w.walls[0].drive = LDEM_DRIVE_SERVO;
+    w.walls[0].servo_force = 2.5;
+    w.walls[0].servo_vmax = 1.0;
+    ldem_stage_until u = none();
+    u.nservo = 1;
+    u.servo_wall[0] = 0;
+    u.servo_tolerance = 0.01;
+    u.servo_window = 4;
+    u.check_every = 4;
+    ldem_checkpoint_stage st = {.present = 1, .step = 0};
+    /* normal force 1, 2, 3, 4 (force · normal = −P): the block mean is 2.5, the target */
+    for (int k = 1; k <= 4; k++) {
+        w.walls[0].force = (ldem_vec3){0, 0, -(double)k};
+        w.step = (uint64_t)k;
+        ldem_stage_accumulate(&u, &st, &w);
+        if (k < 4)
+            cr_assert_eq(ldem_stage_check(&u, &w, &st, NULL, 0), LDEM_STAGE_GOES_ON);
+    }
+    cr_assert(st.have_mean && st.mean[0] == 2.5 && st.block_steps == 0 && st.sum[0] == 0.0);
+    /* still: settled; moving faster than tolerance × max_velocity = 0.01: not */
+    w.walls[0].vel = (ldem_vec3){0, 0, 0.005};
+    cr_assert_eq(ldem_stage_check(&u, &w, &st, NULL, 0), LDEM_STAGE_DONE);
+    w.walls[0].vel = (ldem_vec3){0, 0, 0.02};
+    cr_assert_eq(ldem_stage_check(&u, &w, &st, NULL, 0), LDEM_STAGE_GOES_ON);
+    /* a target 2 % away is outside a 1 % tolerance */
+    w.walls[0].vel = (ldem_vec3){0, 0, 0};
+    w.walls[0].servo_force = 2.55;
+    cr_assert_eq(ldem_stage_check(&u, &w, &st, NULL, 0), LDEM_STAGE_GOES_ON);
     ldem_world_free(&w);
 }
 
@@ -107,13 +142,19 @@ Test(stages, checkpoint_stage_round_trip)
     char staged[512], plain[512];
     tmp_path(staged, sizeof staged, "staged.ldc");
     tmp_path(plain, sizeof plain, "plain.ldc");
-    ldem_checkpoint_stage st = {1, 2, 3, 3e-7}, back;
+    ldem_checkpoint_stage st = {.present = 1, .stage = 2, .step = 3, .t = 3e-7, .nservo = 2,
+                                .have_mean = 1, .block_steps = 2, .sum = {1.5, -2},
+                                .mean = {0.25, 3}},
+                          back;
     cr_assert_eq(ldem_checkpoint_save_staged(staged, &w, NULL, &st, &err), LDEM_OK, "%s",
                  err.msg);
     cr_assert_eq(ldem_checkpoint_save(plain, &w, NULL, &err), LDEM_OK, "%s", err.msg);
     cr_assert_eq(ldem_checkpoint_load_staged(staged, &w, NULL, &back, &err), LDEM_OK, "%s",
                  err.msg);
     cr_assert(back.present && back.stage == 2 && back.step == 3 && back.t == 3e-7);
+    cr_assert(back.nservo == 2 && back.have_mean == 1 && back.block_steps == 2);
+    cr_assert(back.sum[0] == 1.5 && back.sum[1] == -2 && back.mean[0] == 0.25 &&
+              back.mean[1] == 3);
     cr_assert_eq(ldem_checkpoint_load_staged(plain, &w, NULL, &back, &err), LDEM_OK, "%s",
                  err.msg);
     cr_assert(!back.present && back.stage == 0 && back.step == 0);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ldem/err.h"
+#include "ldem/sim/checkpoint.h"
 #include "ldem/sim/world.h"
 
 #ifdef __cplusplus
@@ -32,6 +33,14 @@ typedef struct ldem_stage_until {
     double kinetic_ratio;     /* kinetic / elastic energy stored in the contacts < this */
     long wall;                /* wall_force: the wall's index, −1: none */
     double wall_force;        /* |force on the wall · its normal| ≥ this */
+    /* servo_settled: every listed wall's normal force, averaged over the last complete block
+     * of `servo_window` steps of the stage, within servo_tolerance × |its target| of the
+     * target, and |its velocity| ≤ servo_velocity (< 0: servo_tolerance × its max_velocity) */
+    uint32_t nservo;          /* 0: not given */
+    long servo_wall[LDEM_STAGE_SERVO_MAX];
+    double servo_tolerance;
+    uint64_t servo_window;
+    double servo_velocity;
     uint64_t check_every;     /* steps between checks of the measured criteria (≥ 1) */
 } ldem_stage_until;
 
@@ -42,14 +51,20 @@ enum ldem_stage_verdict {
     LDEM_STAGE_CAPPED = 2     /* a cap was reached before every criterion held */
 };
 
-/* Whether the stage that began at `start_step` ends after the world's current step. The
+/* After every step of the stage (before its outputs, so that a checkpoint holds the sums):
+ * add the servo_settled walls' normal forces to st's window, closing a block every
+ * servo_window steps. Nothing without servo_settled. */
+void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
+                           const ldem_world *w);
+
+/* Whether the stage `st` (it began at st->step) ends after the world's current step. The
  * measured criteria (unbalanced, kinetic_ratio, wall_force) are looked at only every
  * check_every steps of the stage (steps and time then too); without them, every step.
  * `why` (may be NULL) receives the criteria's values against their thresholds, e.g.
  * "kinetic_ratio 8e-05 < 0.0001, unbalanced 0.0009 < 0.001" (a capped stage lists the
  * ones that did not hold). */
-int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w, uint64_t start_step,
-                     char *why, size_t why_size);
+int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w,
+                     const ldem_checkpoint_stage *st, char *why, size_t why_size);
 
 /* The steps a duration takes with step dt (a near-whole ratio is rounded, not ceiled, so
  * that 1e-3 / 1e-6 is 1000 steps). */
