@@ -76,6 +76,8 @@ static int build_stage(run *r, size_t k, ldem_err *err)
         rc = ldem_scene_build(&r->scene, &r->world, err);
     if (!rc && o->threads)
         r->world.threads = o->threads;
+    r->world.staged = 1;
+    r->world.stage = (uint32_t)k;
     return rc;
 }
 

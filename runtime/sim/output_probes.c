@@ -104,6 +104,8 @@ static char *column_line(const ldem_world *w)
     }
     for (size_t c = 0; c < cell_columns(w); c++)
         fprintf(fp, "\t%s", CELL_COLUMNS[c]);
+    if (w->staged)
+        fputs("\tstage", fp);
     putc('\n', fp);
     bool bad = ferror(fp) != 0;
     if (fclose(fp) != 0 || bad) {
@@ -263,7 +265,8 @@ static char *probes_path(const char *dir)
 
 static size_t table_columns(const ldem_world *w)
 {
-    return NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) + cell_columns(w);
+    return NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) + cell_columns(w) +
+           (w->staged ? 1 : 0);
 }
 
 int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
@@ -368,6 +371,8 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
                 w->cell.L.m[0][0], w->cell.L.m[1][1], w->cell.L.m[2][2], row->unbalanced,
                 row->inertial);
     }
+    if (w->staged)
+        fprintf(fp, "\t%" PRIu32, w->stage);
     putc('\n', fp);
     if (ferror(fp) || fflush(fp) != 0)
         return ldem_err_set(err, LDEM_ERR_IO, p->path, 0, "write failed: %s", strerror(errno));
