@@ -63,18 +63,25 @@ static int wall_ref(ctx *c, const ldem_sn *n, long *index)
     return rc;
 }
 
-static int parse_wall_force(ctx *c, const ldem_sn *n, ldem_stage_until *u)
+/* wall_force: {wall, reached: F}, or wall_stress: {wall, reached: S, area: A} (stress = the
+ * normal force over the area the user states: a wall has no area of its own). */
+static int parse_wall_force(ctx *c, const char *key, const ldem_sn *n, ldem_stage_until *u)
 {
-    static const char *const keys[] = {"wall", "reached", NULL};
-    size_t mark = scene_key_push(c, "wall_force");
-    int rc = scene_check_mapping(c, n, keys);
+    int stress = strcmp(key, "wall_stress") == 0;
+    static const char *const force_keys[] = {"wall", "reached", NULL};
+    static const char *const stress_keys[] = {"wall", "reached", "area", NULL};
+    size_t mark = scene_key_push(c, key);
+    int rc = scene_check_mapping(c, n, stress ? stress_keys : force_keys);
     const ldem_sn *wall = rc ? NULL : ldem_sn_get(n, "wall");
-    if (!rc && (!wall || !ldem_sn_get(n, "reached")))
-        rc = FAIL(c, n, "expected {wall: NAME, reached: FORCE}");
+    if (!rc && (!wall || !ldem_sn_get(n, "reached") || (stress && !ldem_sn_get(n, "area"))))
+        rc = FAIL(c, n, stress ? "expected {wall: NAME, reached: STRESS, area: AREA}"
+                               : "expected {wall: NAME, reached: FORCE}");
     if (!rc)
         rc = wall_ref(c, wall, &u->wall);
     if (!rc)
         rc = scene_num_field(c, n, "reached", NONNEGATIVE, NULL, &u->wall_force);
+    if (!rc && stress)
+        rc = scene_num_field(c, n, "area", POSITIVE, NULL, &u->wall_area);
     scene_key_pop(c, mark);
     return rc;
 }
@@ -125,12 +132,13 @@ static int parse_servo_settled(ctx *c, const ldem_sn *n, ldem_stage_until *u, si
 static int parse_until(ctx *c, const ldem_sn *n, ldem_stage_until *u, size_t stage)
 {
     static const char *const keys[] = {"steps", "time", "max_steps", "max_time", "unbalanced",
-                                       "kinetic_ratio", "wall_force", "servo_settled", NULL};
+                                       "kinetic_ratio", "wall_force", "wall_stress", "servo_settled",
+                                       NULL};
     size_t mark = scene_key_push(c, "until");
     int rc = scene_check_mapping(c, n, keys);
     if (!rc && n->count == 0)
         rc = FAIL(c, n, "give at least one criterion (%s)", "steps, time, max_steps, "
-                  "max_time, unbalanced, kinetic_ratio, wall_force, servo_settled");
+                  "max_time, unbalanced, kinetic_ratio, wall_force, wall_stress, servo_settled");
     if (!rc)
         rc = count_field(c, n, "steps", &u->steps);
     if (!rc)
@@ -144,8 +152,13 @@ static int parse_until(ctx *c, const ldem_sn *n, ldem_stage_until *u, size_t sta
     if (!rc)
         rc = scene_num_field(c, n, "kinetic_ratio", POSITIVE, NULL, &u->kinetic_ratio);
     const ldem_sn *wf = rc ? NULL : ldem_sn_get(n, "wall_force");
-    if (wf)
-        rc = parse_wall_force(c, wf, u);
+    const ldem_sn *ws = rc ? NULL : ldem_sn_get(n, "wall_stress");
+    if (wf && ws) {
+        scene_key_push(c, "wall_stress");
+        rc = FAIL(c, ws, "give either wall_force or wall_stress, not both");
+    }
+    if (!rc && (wf || ws))
+        rc = parse_wall_force(c, wf ? "wall_force" : "wall_stress", wf ? wf : ws, u);
     const ldem_sn *ss = rc ? NULL : ldem_sn_get(n, "servo_settled");
     if (ss)
         rc = parse_servo_settled(c, ss, u, stage);
@@ -172,6 +185,7 @@ static int parse_stage(ctx *c, const ldem_sn *e, ldem_scene_stage *st, size_t in
     st->set_line = e->line;
     st->until = (ldem_stage_until){.time = -1.0, .max_time = -1.0, .unbalanced = -1.0,
                                    .kinetic_ratio = -1.0, .wall = -1, .wall_force = -1.0,
+                                   .wall_area = 0.0,
                                    .check_every = 100, .servo_tolerance = 0.02,
                                    .servo_window = 1000, .servo_velocity = -1.0};
     const ldem_sn *name = rc ? NULL : ldem_sn_get(e, "name");

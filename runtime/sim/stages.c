@@ -147,10 +147,13 @@ int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w,
     if (u->wall >= 0 && (size_t)u->wall < w->nwalls) {
         const ldem_wall *wl = &w->walls[u->wall];
         double f = fabs(ldem_vec3_dot(wl->force, wl->normal));
+        if (u->wall_area > 0.0)
+            f /= u->wall_area;
         int ok = f >= u->wall_force;
         held &= ok;
         if (ok != capped)
-            note(why, why_size, "wall_force", f, ok ? ">=" : "<", u->wall_force);
+            note(why, why_size, u->wall_area > 0.0 ? "wall_stress" : "wall_force", f,
+                 ok ? ">=" : "<", u->wall_force);
     }
     if (u->nservo)
         held &= servo_settled(u, w, st, capped, why, why_size);

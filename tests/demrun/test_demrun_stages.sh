@@ -196,6 +196,9 @@ errors)
   fails "restart could not change it" "stages.2.set: changes what a restart cannot change" \
     's/  - name: settle/  - name: settle\n    set: {contacts.0.beta: 0.1}  # BAD/'
   fails "unknown criterion" "stages.1.until.tim: unknown key" 's/until: {time: 0.002}/until: {tim: 0.002}  # BAD/'
+  fails "wall_stress without area" \
+    "stages.3.until.wall_stress: expected \\{wall: NAME, reached: STRESS, area: AREA\\}" \
+    's/until: {wall_force: {wall: lid, reached: 0.01}/until: {wall_stress: {wall: lid, reached: 0.01}  # BAD/'
   fails "unknown wall in wall_force" "stages.3.until.wall_force: no wall is named 'top'" \
     's/wall: lid, reached/wall: top, reached/; s/until: {wall_force/until: {wall_force  # BAD/'
   fails "duplicate name" "stages.1.name: stage 0 is also named 'fall'" \

@@ -88,6 +88,11 @@ Test(stages, wall_force_only_at_checks)
     cr_assert_str_eq(why, "wall_force 2 >= 1.5");
     w.walls[0].force = (ldem_vec3){5.0, 0, -1.0}; /* only the normal component counts */
     cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 7}, NULL, 0), LDEM_STAGE_GOES_ON);
+    /* wall_stress: 1 N over 0.5 m² is 2 Pa ≥ 1.5 */
+    u.wall_area = 0.5;
+    cr_assert_eq(ldem_stage_check(&u, &w, &(ldem_checkpoint_stage){.step = 7}, why, sizeof why),
+                 LDEM_STAGE_DONE);
+    cr_assert_str_eq(why, "wall_stress 2 >= 1.5");
     ldem_world_free(&w);
 }
 

@@ -32,7 +32,9 @@ typedef struct ldem_stage_until {
     double unbalanced;        /* mean net force on a free grain / mean contact force < this */
     double kinetic_ratio;     /* kinetic / elastic energy stored in the contacts < this */
     long wall;                /* wall_force: the wall's index, −1: none */
-    double wall_force;        /* |force on the wall · its normal| ≥ this */
+    double wall_force;        /* |force on the wall · its normal| ≥ this, or with wall_area > 0
+                               * (wall_stress) that force / wall_area ≥ this */
+    double wall_area;
     /* servo_settled: every listed wall's normal force, averaged over the last complete block
      * of `servo_window` steps of the stage, within servo_tolerance × |its target| of the
      * target, and |its velocity| ≤ servo_velocity (< 0: servo_tolerance × its max_velocity) */
@@ -58,8 +60,9 @@ void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
                            const ldem_world *w);
 
 /* Whether the stage `st` (it began at st->step) ends after the world's current step. The
- * measured criteria (unbalanced, kinetic_ratio, wall_force) are looked at only every
- * check_every steps of the stage (steps and time then too); without them, every step.
+ * measured criteria (unbalanced, kinetic_ratio, wall_force or wall_stress, servo_settled)
+ * are looked at every check_every steps of the stage (steps and time then too); without
+ * them, every step. Caps are looked at every step.
  * `why` (may be NULL) receives the criteria's values against their thresholds, e.g.
  * "kinetic_ratio 8e-05 < 0.0001, unbalanced 0.0009 < 0.001" (a capped stage lists the
  * ones that did not hold). */
