@@ -14,6 +14,7 @@
 #             settling at the first check where both hold, recomputed from the probes table;
 #             wall_force ends the press at the first check where |lid.fz| >= 0.01 (validation
 #             against independent columns)
+#   signal    SIGTERM during a staged run, then --restart: bitwise the uninterrupted run
 #   errors    mistakes in any stage fail at start with exit 2 and FILE:LINE of the key,
 #             nothing written
 # usage: test_demrun_stages.sh BUILD_DIR SOURCE_DIR PART
@@ -123,6 +124,25 @@ restart)
   if "$demrun" -j 1 "$staged" -o "$work/s" --restart "$work/a/checkpoint.ldc" 2>&1 |
      grep -q "end of the last stage: nothing to do"; then ok
   else bad "a restart after the last stage should do nothing"; fi
+  ;;
+signal)
+  # SIGTERM in the second stage (after frame 12, step 1200), then --restart: the folder ends
+  # as the uninterrupted run's (the hold stage lengthened so that the signal comes in time)
+  long=(--set stages.2.until.steps=60000)
+  must "uninterrupted" -- "$demrun" -q -j 1 "$staged" -o "$work/a" "${long[@]}"
+  "$demrun" -q -j 1 "$staged" -o "$work/t" "${long[@]}" 2> "$work/t.err" &
+  pid=$!
+  while [ ! -e "$work/t/frames/spheres_000012.vtu" ] && kill -0 "$pid" 2> /dev/null; do
+    sleep 0.02
+  done
+  kill -TERM "$pid"
+  wait "$pid"
+  rc=$?
+  if [ "$rc" = 143 ] && grep -q "stopped by SIGTERM at step" "$work/t.err"; then ok
+  else bad "SIGTERM: exit $rc, $(cat "$work/t.err")"; fi
+  must "restart after SIGTERM" -- "$demrun" -q -j 1 "$staged" -o "$work/t" "${long[@]}" \
+    --restart "$work/t/checkpoint.ldc"
+  same_run "SIGTERM and restart" "$work/a" "$work/t"
   ;;
 criteria)
   scene=$scenes/stages_drop.yaml
