@@ -30,7 +30,7 @@ typedef struct run {
     ldem_probes probes;
     int frames_open, probes_open;
     char *checkpoint_path;
-    const char *dir;
+    char *dir;      /* a copy: a staged run replaces the scene it came from */
     int stopped_by; /* the signal that ended the loop before the run's last step, or 0 */
     const demrun_options *o;
     /* a staged run (scene.nstages > 0): the stage running (nstages once all have ended),
@@ -351,7 +351,11 @@ int demrun_run(const demrun_options *o)
         if (r.world.threads > 0)
             omp_set_num_threads(r.world.threads);
 #endif
-        r.dir = o->out_dir ? o->out_dir : r.scene.out_dir ? r.scene.out_dir : "out";
+        r.dir = strdup(o->out_dir ? o->out_dir : r.scene.out_dir ? r.scene.out_dir : "out");
+        if (!r.dir) {
+            rc = ldem_err_set(&err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
         summary(&r, o->scene);
         if (o->check)
             goto done;
@@ -394,6 +398,7 @@ done:
     if (!rc && (early_stop || r.stopped_by))
         status = report_stop(&r, early_stop ? early_stop : r.stopped_by);
     free(r.checkpoint_path);
+    free(r.dir);
     free(x.frame_times);
     ldem_world_free(&r.world);
     ldem_scene_free(&r.scene);
