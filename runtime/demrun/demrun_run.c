@@ -82,7 +82,7 @@ static int build_stage(run *r, size_t k, ldem_err *err)
 }
 
 /* After a step: end the stage if its criteria hold. Its end is saved to DIR/stage-NAME.ldc
- * as the next stage's beginning, and that file restored into the next stage's world: what
+ * (and DIR/checkpoint.ldc) as the next stage's beginning, and that file restored into the next stage's world: what
  * `--restart DIR/stage-NAME.ldc` with the next stage's --set does. *finished: the last
  * stage has ended. */
 static int advance_stage(run *r, int *finished, ldem_err *err)
@@ -111,6 +111,9 @@ static int advance_stage(run *r, int *finished, ldem_err *err)
     r->stage = (ldem_checkpoint_stage){.present = 1, .stage = (uint32_t)(k + 1),
                                         .step = w->step, .t = w->t};
     int rc = save_checkpoint_to(r, path, err);
+    /* and the rolling one: a run killed later continues from the last stage's end at worst */
+    if (!rc)
+        rc = save_checkpoint(r, err);
     if (!rc && k + 1 == r->scene.nstages)
         *finished = 1;
     else if (!rc)
