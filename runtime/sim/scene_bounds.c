@@ -119,7 +119,7 @@ static int parse_servo(ctx *c, const ldem_sn *n, ldem_scene_wall *w)
     if (!rc)
         rc = scene_num_field(c, n, "gain", (range){0.0, 2.0, 1, 1}, NULL, &w->servo_gain);
     if (!rc)
-        rc = scene_num_field(c, n, "integral", (range){0.0, 1.0, 0, 0}, NULL,
+        rc = scene_num_field(c, n, "integral", (range){0.0, 1.0, 0, 1}, NULL,
                              &w->servo_integral);
     if (!rc)
         rc = scene_num_field(c, n, "max_velocity", POSITIVE, "the cap on the wall's speed, > 0",

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ldem/bundle.h"
+#include "ldem/bytes.h"
 #include "ldem/log.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/output.h"
@@ -355,4 +357,47 @@ Test(wall_servo, restart_mid_interval_is_bitwise)
         ldem_world_free(&a);
         ldem_world_free(&b);
     }
+}
+
+/* An unknown tag is skipped by the loader: the file reads as one written before WSRV. */
+static void hide_section(ldem_section *s)
+{
+    memcpy(s->tag, "XSRV", 5);
+}
+
+/* A damaged ring slot (64, one past the window). */
+static void bad_ring_slot(ldem_section *s)
+{
+    ldem_put_f64le(s->data + 8 * 8, 64.0);
+}
+
+/* Guard: a checkpoint from before the WSRV section loads, its servo state and interval
+ * starting from zero (the lid's motion itself is in WALS and comes back); a WSRV with an
+ * out-of-range slot is refused. */
+Test(wall_servo, older_checkpoint_loads_and_damage_is_refused)
+{
+    char dir[512], path[600], old[620], bad[620];
+    tmp_dir(dir, sizeof dir, "older");
+    snprintf(path, sizeof path, "%s/run.ldc", dir);
+    snprintf(old, sizeof old, "%s/old.ldc", dir);
+    snprintf(bad, sizeof bad, "%s/bad.ldc", dir);
+    ldem_world a, b;
+    lid_world(&a, 4.5, 0.5, 0.2, 0.3);
+    for (int n = 0; n < 90; n++)
+        step_ok(&a);
+    save_ok(path, &a);
+    wf_patch_section(path, old, "WSRV", hide_section);
+    wf_patch_section(path, bad, "WSRV", bad_ring_slot);
+    lid_world(&b, 4.5, 0.5, 0.2, 0.3);
+    load_ok(old, &b);
+    cr_assert(same_bits(&a.walls[0].disp, &b.walls[0].disp, sizeof a.walls[0].disp));
+    cr_assert_eq(b.walls[0].force_count, 0u);
+    cr_assert_eq(b.walls[0].servo_accumulated, 0.0);
+    cr_assert_eq(b.walls[0].watch.filled, 0u);
+    cr_assert_neq(a.walls[0].servo_accumulated, 0.0);
+    ldem_err err;
+    cr_assert_eq(ldem_checkpoint_load(bad, &b, NULL, &err), LDEM_ERR_INPUT);
+    cr_assert(strstr(err.msg, "ring slots"), "%s", err.msg);
+    ldem_world_free(&a);
+    ldem_world_free(&b);
 }

@@ -18,7 +18,7 @@
 typedef struct ldem_servo_law {
     double target;   /* F*, the target normal force of the grains on the wall (N, >= 0) */
     double gain;     /* α, dimensionless, 0 < α < 2 */
-    double integral; /* ι, dimensionless, 0 <= ι <= 1 (0: proportional only) */
+    double integral; /* ι, dimensionless, 0 <= ι < 1 (0: proportional only) */
     double vmax;     /* cap on |v| */
 } ldem_servo_law;
 
