@@ -72,7 +72,7 @@ static void report_chatter(const ldem_world *w, const ldem_wall *wl, double lo, 
               "the last %d steps, the grains' force on it ranging over %.6g .. %.6g around the "
               "target %.6g; reduce servo.gain or servo.max_velocity",
               wl->name ? wl->name : "?", w->step, ldem_servo_watch_flips(&wl->watch),
-              LDEM_SERVO_WINDOW, lo, hi, wl->servo_force);
+              LDEM_SERVO_WINDOW, lo + 0.0, hi + 0.0, wl->servo_force); /* no "-0" */
 }
 
 void ldem_walls_servo(ldem_world *w)
