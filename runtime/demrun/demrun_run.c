@@ -128,7 +128,10 @@ static int probe(run *r, ldem_err *err)
 {
     ldem_probe_row row;
     ldem_world_measure(&r->world, &row);
-    return ldem_probes_write(&r->probes, &r->world, &row, err);
+    int rc = ldem_probes_write(&r->probes, &r->world, &row, err);
+    if (!rc)
+        ldem_walls_interval_restart(&r->world);
+    return rc;
 }
 
 /* Outputs due after the step just taken (step 0: the initial state). */

@@ -30,6 +30,15 @@
 #define LIST_BODIES 1u
 #define LIST_WALLS 2u
 
+/* The walls' servo and probe-interval state (optional section WSRV, one record per wall):
+ * the integral term's accumulated velocity, the interval's force sum x, y, z, its count of
+ * evaluations, its servo flips, the chatter watch's flip bits (low, high 32 bits), its ring's
+ * next slot and fill, the last velocity sign, the episode flag, then the ring's
+ * LDEM_SERVO_WINDOW forces; counts and bits as whole f64. Files written before it load with
+ * all of it zero: no integral, an interval and a watch that start afresh. */
+#define WSRV_FIXED_VALUES 12u
+#define WSRV_VALUES (WSRV_FIXED_VALUES + LDEM_SERVO_WINDOW)
+
 /* Deformable grains (optional section MODL): the bodies' radii at the last list build, then
  * per modal DOF ε, ε̇, ε_prev, Q, F_int, f_total. Deformed nodes and grown radii follow from
  * ε and are recomputed on restore. */

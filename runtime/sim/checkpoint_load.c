@@ -485,6 +485,8 @@ typedef struct sections {
     const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
     const ldem_section *cell; /* present exactly when the scene has a periodic cell */
     const ldem_section *stag; /* optional: the run's stage, only in staged runs' files */
+    const ldem_section *wsrv; /* optional: absent in checkpoints from before the wall servo's
+                               * state was saved */
 } sections;
 
 static int find_sections(const ldem_bundle *b, const char *path, sections *s, ldem_err *err)
@@ -505,7 +507,39 @@ static int find_sections(const ldem_bundle *b, const char *path, sections *s, ld
     s->modl = ldem_bundle_find(b, "MODL");
     s->cell = ldem_bundle_find(b, "CELL");
     s->stag = ldem_bundle_find(b, "STAG");
+    s->wsrv = ldem_bundle_find(b, "WSRV");
     return LDEM_OK;
+}
+
+/* A whole f64 in [lo, hi]. */
+static int whole_in(double v, double lo, double hi)
+{
+    return v >= lo && v <= hi && v == floor(v);
+}
+
+/* Section WSRV: finite values, and the counts, bits and ring indices whole and in range. */
+static int check_wall_servos(const ldem_section *s, const char *path, const header *h,
+                             ldem_err *err)
+{
+    int rc = check_doubles_section(s, path, h->nwalls, WSRV_VALUES, "wall servo state",
+                                   "wall servo states", err);
+    for (uint64_t i = 0; !rc && i < h->nwalls; i++) {
+        const unsigned char *p = s->data + 8u * WSRV_VALUES * i;
+        double v[WSRV_FIXED_VALUES];
+        for (unsigned k = 0; k < WSRV_FIXED_VALUES; k++)
+            v[k] = ldem_get_f64le(p + 8u * k);
+        if (!whole_in(v[4], 0, 0x1p53) || !whole_in(v[5], 0, 0x1p53) ||
+            !whole_in(v[6], 0, 0xffffffffu) || !whole_in(v[7], 0, 0xffffffffu) ||
+            !whole_in(v[8], 0, LDEM_SERVO_WINDOW - 1) || !whole_in(v[9], 0, LDEM_SERVO_WINDOW) ||
+            !whole_in(v[10], -1, 1) || !whole_in(v[11], 0, 1)) {
+            payload_cursor c;
+            cursor_init(&c, s, path, err);
+            c.pos = 8u * WSRV_VALUES * i;
+            rc = cursor_fail(&c, "wall %llu: the servo's counts, bits or ring slots are not "
+                             "whole numbers in range", (unsigned long long)i);
+        }
+    }
+    return rc;
 }
 
 static int validate(const sections *s, const char *path, const ldem_world *w, header *h,
@@ -568,6 +602,8 @@ static int validate(const sections *s, const char *path, const ldem_world *w, he
                              "(expected -1, none, or a whole step up to the checkpoint's %llu)",
                              "xyz"[a], v, (unsigned long long)h->step);
     }
+    if (!rc && s->wsrv)
+        rc = check_wall_servos(s->wsrv, path, h, err);
     return rc;
 }
 
@@ -609,6 +645,35 @@ static void restore_walls(ldem_world *w, const ldem_section *s)
         wl->force = get_vec3(&p);
         wl->work = ldem_get_f64le(p);
         p += 8;
+    }
+}
+
+/* The walls' servo and interval state; absent, all of it starts from zero. */
+static void restore_wall_servos(ldem_world *w, const ldem_section *s)
+{
+    const unsigned char *p = s ? s->data : NULL;
+    for (size_t i = 0; i < w->nwalls; i++) {
+        ldem_wall *wl = &w->walls[i];
+        ldem_servo_watch *ws = &wl->watch;
+        memset(ws, 0, sizeof *ws);
+        wl->servo_accumulated = 0.0;
+        wl->force_sum = ldem_vec3_zero();
+        wl->force_count = 0;
+        if (!p)
+            continue;
+        wl->servo_accumulated = ldem_get_f64le(p);
+        p += 8;
+        wl->force_sum = get_vec3(&p);
+        double v[8];
+        for (int k = 0; k < 8; k++, p += 8)
+            v[k] = ldem_get_f64le(p);
+        wl->force_count = (uint64_t)v[0];
+        ws->interval_flips = (uint64_t)v[1];
+        ws->flip_bits = (uint64_t)v[2] | ((uint64_t)v[3] << 32);
+        ws->next = (uint32_t)v[4], ws->filled = (uint32_t)v[5];
+        ws->last_sign = (int32_t)v[6], ws->chattering = (int32_t)v[7];
+        for (int r = 0; r < LDEM_SERVO_WINDOW; r++, p += 8)
+            ws->force[r] = ldem_get_f64le(p);
     }
 }
 
@@ -832,6 +897,7 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
     }
     restore_bodies(w, s->bods);
     restore_walls(w, s->wals);
+    restore_wall_servos(w, s->wsrv);
     if (s->modl && restore_modal(w, s->modl)) {
         free(frames);
         return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory");

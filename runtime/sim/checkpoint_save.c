@@ -181,6 +181,27 @@ static int write_walls(sink *k, const ldem_world *w)
     return section_end(k);
 }
 
+static int write_wall_servos(sink *k, const ldem_world *w)
+{
+    if (!w->nwalls)
+        return LDEM_OK;
+    if (section_begin(k, "WSRV", 8 * (uint64_t)WSRV_VALUES * w->nwalls))
+        return k->rc;
+    for (size_t i = 0; i < w->nwalls; i++) {
+        const ldem_wall *wl = &w->walls[i];
+        const ldem_servo_watch *s = &wl->watch;
+        put_f64(k, wl->servo_accumulated);
+        put_vec3(k, wl->force_sum);
+        put_f64(k, (double)wl->force_count), put_f64(k, (double)s->interval_flips);
+        put_f64(k, (double)(s->flip_bits & 0xffffffffu)), put_f64(k, (double)(s->flip_bits >> 32));
+        put_f64(k, s->next), put_f64(k, s->filled), put_f64(k, s->last_sign);
+        put_f64(k, s->chattering);
+        for (int r = 0; r < LDEM_SERVO_WINDOW; r++)
+            put_f64(k, s->force[r]);
+    }
+    return section_end(k);
+}
+
 static int write_list(sink *k, const ldem_world *w)
 {
     uint64_t n = (w->x_list ? w->bodies.count : 0) + (w->wall_disp_list ? w->nwalls : 0);
@@ -399,6 +420,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
         rc = write_cell(k, w);
     if (!rc)
         rc = write_stage(k, st);
+    if (!rc)
+        rc = write_wall_servos(k, w);
     free(k);
     if (rc) {
         ldem_bundle_writer_discard(&bw);

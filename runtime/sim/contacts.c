@@ -550,7 +550,8 @@ void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_o
         sums->stiffness[a] += kn * nl[a] * nl[a];
 }
 
-/* One contact's force and torques onto its bodies and wall (i receives −f). */
+/* One contact's force and torques onto its bodies and wall (i receives −f), and its
+ * stiffness onto the wall. */
 static void add_forces(ldem_world *w, const ldem_contact *c)
 {
     if (!ldem_contact_touching(c))
@@ -562,6 +563,9 @@ static void add_forces(ldem_world *w, const ldem_contact *c)
     if (c->j & LDEM_WALL_BIT) {
         ldem_wall *wl = &w->walls[c->j & ~LDEM_WALL_BIT];
         wl->force = ldem_vec3_add(wl->force, f);
+        /* the stiffness the wall's servo sees: summed here, in list order, as the force */
+        double along = ldem_vec3_dot(c->normal, wl->normal);
+        wl->stiffness += normal_stiffness(w, c) * along * along;
     } else {
         b->force[c->j] = ldem_vec3_add(b->force[c->j], f);
         b->torque[c->j] = ldem_vec3_add(b->torque[c->j], c->torque_j);

@@ -41,9 +41,27 @@ static const char *const COLUMNS[] = {
 };
 #define NCOLUMNS (sizeof COLUMNS / sizeof COLUMNS[0])
 
-/* Per wall: the force the grains exert on it, then its displacement. */
-static const char *const WALL_COLUMNS[] = {"fx", "fy", "fz", "dx", "dy", "dz"};
+/* Per wall: the force the grains exert on it, its displacement, then that force's mean over
+ * the force evaluations since the previous row (this row's included: a servo that chatters
+ * shows there, where the instantaneous force may catch the same phase every row). */
+static const char *const WALL_COLUMNS[] = {"fx", "fy", "fz", "dx", "dy", "dz",
+                                           "fx_mean", "fy_mean", "fz_mean"};
 #define NWALL_COLUMNS (sizeof WALL_COLUMNS / sizeof WALL_COLUMNS[0])
+
+/* Per servo wall, after its wall columns: the target normal force, the velocity along the
+ * normal chosen for the next step, and how often it changed sign since the previous row. */
+static const char *const SERVO_COLUMNS[] = {"target", "vn", "flips"};
+#define NSERVO_COLUMNS (sizeof SERVO_COLUMNS / sizeof SERVO_COLUMNS[0])
+
+static size_t wall_columns(const ldem_wall *wl)
+{
+    return NWALL_COLUMNS + (wl->drive == LDEM_DRIVE_SERVO ? NSERVO_COLUMNS : 0);
+}
+
+static const char *wall_column_name(size_t c)
+{
+    return c < NWALL_COLUMNS ? WALL_COLUMNS[c] : SERVO_COLUMNS[c - NWALL_COLUMNS];
+}
 
 /* A wall name as a column prefix: whitespace and control characters would break the TSV. */
 static void put_wall_prefix(FILE *fp, const ldem_wall *wl, size_t k)
@@ -91,10 +109,10 @@ static char *column_line(const ldem_world *w)
     for (size_t c = 0; c < NCOLUMNS; c++)
         fprintf(fp, "%s%s", c ? "\t" : "", COLUMNS[c]);
     for (size_t k = 0; k < w->nwalls; k++)
-        for (size_t c = 0; c < NWALL_COLUMNS; c++) {
+        for (size_t c = 0; c < wall_columns(&w->walls[k]); c++) {
             putc('\t', fp);
             put_wall_prefix(fp, &w->walls[k], k);
-            fprintf(fp, ".%s", WALL_COLUMNS[c]);
+            fprintf(fp, ".%s", wall_column_name(c));
         }
     for (size_t k = 0; k < w->nprobe_modal; k++) {
         uint32_t g = w->probe_modal[k];
@@ -265,8 +283,10 @@ static char *probes_path(const char *dir)
 
 static size_t table_columns(const ldem_world *w)
 {
-    return NCOLUMNS + NWALL_COLUMNS * w->nwalls + modal_columns(w) + cell_columns(w) +
-           (w->staged ? 1 : 0);
+    size_t n = NCOLUMNS + modal_columns(w) + cell_columns(w) + (w->staged ? 1 : 0);
+    for (size_t k = 0; k < w->nwalls; k++)
+        n += wall_columns(&w->walls[k]);
+    return n;
 }
 
 int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
@@ -328,6 +348,21 @@ out:
     return rc;
 }
 
+/* A wall's columns of a row (WALL_COLUMNS, then SERVO_COLUMNS for a servo wall). */
+static void put_wall_values(FILE *fp, const ldem_wall *wl)
+{
+    fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,
+            wl->force.z, wl->disp.x, wl->disp.y, wl->disp.z);
+    /* no evaluation since the last row (written twice at one step): the force itself */
+    ldem_vec3 mean = wl->force_count
+                         ? ldem_vec3_scale(wl->force_sum, 1.0 / (double)wl->force_count)
+                         : wl->force;
+    fprintf(fp, "\t%.17g\t%.17g\t%.17g", mean.x, mean.y, mean.z);
+    if (wl->drive == LDEM_DRIVE_SERVO)
+        fprintf(fp, "\t%.17g\t%.17g\t%" PRIu64, wl->servo_force,
+                ldem_vec3_dot(wl->vel, wl->normal), wl->watch.interval_flips);
+}
+
 int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row, ldem_err *err)
 {
     if (!p || !p->fp)
@@ -344,11 +379,8 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
             row->stored_tangential, row->dissipated, row->damped, row->work_walls,
             row->balance_error, row->contacts, row->mean_history, row->history_bytes,
             row->history_cells, row->max_history, row->modal_kinetic, row->modal_elastic);
-    for (size_t k = 0; k < w->nwalls; k++) {
-        const ldem_wall *wl = &w->walls[k];
-        fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,
-                wl->force.z, wl->disp.x, wl->disp.y, wl->disp.z);
-    }
+    for (size_t k = 0; k < w->nwalls; k++)
+        put_wall_values(fp, &w->walls[k]);
     const ldem_modal_state *m = &w->modal;
     for (size_t k = 0; k < w->nprobe_modal; k++) {
         uint32_t g = w->probe_modal[k], off = w->bodies.modal[g];

@@ -88,20 +88,39 @@ static int parse_ramp(ctx *c, const ldem_sn *n, ldem_scene_wall *w)
     return rc;
 }
 
+/* servo: {force: F | stress: σ, area: A, gain: α, integral: ι, max_velocity: v}. */
 static int parse_servo(ctx *c, const ldem_sn *n, ldem_scene_wall *w)
 {
-    static const char *const keys[] = {"force", "gain", "max_velocity", NULL};
+    static const char *const keys[] = {"force", "stress", "area", "gain", "integral",
+                                       "max_velocity", NULL};
     size_t mark = scene_key_push(c, "servo");
     int rc = scene_check_mapping(c, n, keys);
     w->drive = LDEM_DRIVE_SERVO;
+    w->servo_gain = 0.5;
+    w->servo_integral = 0.0;
     if (!rc && w->kind != LDEM_WALL_PLANE)
         rc = FAIL(c, n, "a servo drives plane walls only");
+    const ldem_sn *force = ldem_sn_get(n, "force"), *stress = ldem_sn_get(n, "stress");
+    const ldem_sn *area = ldem_sn_get(n, "area");
+    if (!rc && (!force) == (!stress))
+        rc = FAIL(c, n, "give the target as force: F or as stress: s with area: A");
+    if (!rc && force && area)
+        rc = FAIL(c, n, "area goes with stress: s, not with force: F");
+    if (!rc && force)
+        rc = scene_num_field(c, n, "force", NONNEGATIVE, NULL, &w->servo_force);
+    if (!rc && stress) {
+        double sigma = 0.0, a = 0.0;
+        rc = scene_num_field(c, n, "stress", NONNEGATIVE, NULL, &sigma);
+        if (!rc)
+            rc = scene_num_field(c, n, "area", POSITIVE, "the area the target stress acts on "
+                                 "(the force is stress × area), > 0", &a);
+        w->servo_force = sigma * a;
+    }
     if (!rc)
-        rc = scene_num_field(c, n, "force", NONNEGATIVE, "the target force of the grains on the "
-                       "wall, >= 0", &w->servo_force);
+        rc = scene_num_field(c, n, "gain", (range){0.0, 2.0, 1, 1}, NULL, &w->servo_gain);
     if (!rc)
-        rc = scene_num_field(c, n, "gain", POSITIVE, "velocity per unit force error, > 0",
-                       &w->servo_gain);
+        rc = scene_num_field(c, n, "integral", (range){0.0, 1.0, 0, 1}, NULL,
+                             &w->servo_integral);
     if (!rc)
         rc = scene_num_field(c, n, "max_velocity", POSITIVE, "the cap on the wall's speed, > 0",
                        &w->servo_vmax);

@@ -552,6 +552,7 @@ static int build_walls(const ldem_scene *s, ldem_world *w, ldem_err *err)
         wall->vel = sw->drive == LDEM_DRIVE_VELOCITY ? sw->velocity : ldem_vec3_zero();
         wall->servo_force = sw->servo_force;
         wall->servo_gain = sw->servo_gain;
+        wall->servo_integral = sw->servo_integral;
         wall->servo_vmax = sw->servo_vmax;
         if (!wall->name)
             return nomem(err);

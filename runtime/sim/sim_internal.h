@@ -61,7 +61,8 @@ ldem_wall_geom ldem_wall_pose(const ldem_wall *wl);
  * becomes the ramp's slope over the step), servo walls move with the velocity the last
  * servo update chose. Records disp_prev. */
 void ldem_walls_advance(ldem_world *w, double t_new, double dt);
-/* After the forces of a step: servo walls choose their velocity for the next step. */
+/* After the forces of a step: every wall adds its force to the probe interval's sums, servo
+ * walls choose their velocity for the next step and watch for chatter. */
 void ldem_walls_servo(ldem_world *w);
 
 /* ---- contact_list.c ---- */

@@ -157,7 +157,8 @@ static void rotation_increments(ldem_world *w)
 }
 
 /* Before the contacts add their forces (ldem_contacts_update_and_sum): each body's force is
- * its weight, its torque zero, each wall's force zero (its last one kept for the work). */
+ * its weight, its torque zero, each wall's force (its last one kept for the work) and
+ * stiffness zero. */
 static void forces_begin(ldem_world *w)
 {
     ldem_bodies *b = &w->bodies;
@@ -169,6 +170,7 @@ static void forces_begin(ldem_world *w)
     for (size_t k = 0; k < w->nwalls; k++) {
         old_wall_force[k] = w->walls[k].force;
         w->walls[k].force = ldem_vec3_zero();
+        w->walls[k].stiffness = 0.0;
     }
 }
 

@@ -2,13 +2,15 @@
  *
  * Walls are rigid and massless: their motion is kinematic. A velocity drive integrates the
  * constant velocity; a ramp is a piecewise-linear displacement history held after its last
- * point; a servo wall moves along its normal with a velocity proportional to the force error,
- *     v_n = gain · (P_target − P),   |v_n| ≤ v_max,
- * where P = −F·n is the compressive force the grains exert on it (n points into the grains).
- * This is the usual DEM "wall servo" (PFC, YADE's TriaxialStressController): a first-order
- * controller whose effective spring is the packing's stiffness k; it is stable when
- * gain · k · dt < 1, and the velocity cap keeps the early transient quasi-static.
+ * point; a servo wall moves along its normal so as to bring the compressive force the grains
+ * exert on it, P = −F·n (n points into the grains), to its target: by the fraction `gain` of
+ * the error over the stiffness acting on it, plus an integral term, capped at v_max
+ * (ldem/sim/wall_servo.h). Scaled by the stiffness, the same gain suits a soft packing and
+ * a stiff one, which a velocity per unit force error (the usual PFC/YADE form) does not.
  */
+#include <inttypes.h>
+
+#include "ldem/log.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
 #include "sim_internal.h"
@@ -63,18 +65,41 @@ void ldem_walls_advance(ldem_world *w, double t_new, double dt)
     }
 }
 
+/* The chatter watch's report: once per episode, with what to change. */
+static void report_chatter(const ldem_world *w, const ldem_wall *wl, double lo, double hi)
+{
+    ldem_warn("wall '%s' chatters at step %" PRIu64 ": its velocity changed sign %u times in "
+              "the last %d steps, the grains' force on it ranging over %.6g .. %.6g around the "
+              "target %.6g; reduce servo.gain or servo.max_velocity",
+              wl->name ? wl->name : "?", w->step, ldem_servo_watch_flips(&wl->watch),
+              LDEM_SERVO_WINDOW, lo + 0.0, hi + 0.0, wl->servo_force); /* no "-0" */
+}
+
 void ldem_walls_servo(ldem_world *w)
 {
     for (size_t k = 0; k < w->nwalls; k++) {
         ldem_wall *wl = &w->walls[k];
+        wl->force_sum = ldem_vec3_add(wl->force_sum, wl->force);
+        wl->force_count++;
         if (wl->drive != LDEM_DRIVE_SERVO)
             continue;
         double pressure = -ldem_vec3_dot(wl->force, wl->normal);
-        double vn = wl->servo_gain * (wl->servo_force - pressure);
-        if (vn > wl->servo_vmax)
-            vn = wl->servo_vmax;
-        if (vn < -wl->servo_vmax)
-            vn = -wl->servo_vmax;
+        ldem_servo_law law = {wl->servo_force, wl->servo_gain, wl->servo_integral,
+                              wl->servo_vmax};
+        double vn = ldem_wall_servo_velocity(&law, pressure, wl->stiffness, w->dt,
+                                             &wl->servo_accumulated);
         wl->vel = ldem_vec3_scale(wl->normal, vn);
+        double lo, hi;
+        if (ldem_servo_watch_step(&wl->watch, vn, pressure, wl->servo_force, &lo, &hi))
+            report_chatter(w, wl, lo, hi);
+    }
+}
+
+void ldem_walls_interval_restart(ldem_world *w)
+{
+    for (size_t k = 0; k < w->nwalls; k++) {
+        w->walls[k].force_sum = ldem_vec3_zero();
+        w->walls[k].force_count = 0;
+        w->walls[k].watch.interval_flips = 0;
     }
 }

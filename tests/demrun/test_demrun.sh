@@ -14,6 +14,8 @@
 #                errors for bad modes keys (exit 2)
 #   deformable-frames  free deformable beams: surfaces, displacement arrays and probes
 #                against the bundle (check_deformable_frames.py)
+#   servo        issue 34's servo lid settles on its target without chatter (the probes' mean,
+#                target and flips columns); a restart mid-interval; a ringing lid is reported
 #   packing      output.packing: the spheres wrapped into the cell in input order, read back
 #                by a scene's grains file entry and written again bit for bit; restarts and
 #                threads; open space; level-set grains refused
@@ -556,6 +558,32 @@ packing)
     '^demrun: error: --set: output\.packing: writes spheres only .*level-set shape .grain.' -- \
     "$demrun" -o "$work/never" --set output.packing=true "$scenes/box_ls.yaml"
   [ -e "$work/never" ] && bad "packing of level-set grains: created the folder" || ok
+  ;;
+
+servo)
+  # The lid of issue 34: at the end its force and its mean over the last interval are on the
+  # target to 1e-6 (measured: to the print precision), the velocity changed sign on fewer
+  # than 1 step in 20 of the last interval (the balls' damped rocking, measured 6 in 500),
+  # and no chatter was reported.
+  lid=$scenes/lid_servo.yaml
+  "$demrun" -o "$work/lid" "$lid" 2> "$work/lid.err" || bad "lid run failed: $(cat "$work/lid.err")"
+  grep -q chatters "$work/lid.err" && bad "lid reported chatter: $(cat "$work/lid.err")" || ok
+  fz=$(probe_at "$work/lid" 3000 lid.fz)
+  mean=$(probe_at "$work/lid" 3000 lid.fz_mean)
+  target=$(probe_at "$work/lid" 3000 lid.target)
+  flips=$(probe_at "$work/lid" 3000 lid.flips)
+  if awk -v f="$fz" -v m="$mean" -v t="$target" -v n="$flips" 'BEGIN {
+       exit !(t == 4.5 && (f - t)^2 < (1e-6 * t)^2 && (m - t)^2 < (1e-6 * t)^2 && n < 25) }'
+  then ok; else bad "lid at step 3000: fz $fz, mean $mean, target $target, flips $flips"; fi
+  # a restart between probe rows continues the interval's sums bit for bit
+  restart lid-split "$work/lid" 1234 -- "$lid"
+  # gain 1.99 with a fast cap: the loop rings for many steps (each step leaves -0.99 of the
+  # error): reported once, with the wall, the range and the remedy
+  "$demrun" -o "$work/ring" --set walls.1.servo.gain=1.99 --set walls.1.servo.max_velocity=30 \
+    "$lid" 2> "$work/ring.err"
+  n=$(grep -c "warning: wall 'lid' chatters at step .*reduce servo.gain or servo.max_velocity" \
+    "$work/ring.err")
+  [ "$n" = 1 ] && ok || bad "ringing lid: $n reports: $(cat "$work/ring.err")"
   ;;
 
 *)

@@ -1094,3 +1094,43 @@ Test(scene, cell_build)
     cr_assert_eq(err.code, LDEM_ERR_INPUT);
     ldem_scene_free(&s);
 }
+
+/* ---- the wall servo (walls: - servo:) ---- */
+
+#define LID(servo) "walls: [{name: lid, plane: {point: [0, 0, 1], normal: [0, 0, -1]}, " \
+                   "servo: " servo "}]"
+
+/* Guard: the servo's target as a force or as stress × area, the dimensionless gain's default
+ * and range, the integral's range, and the refusals, each on the walls' line. */
+Test(scene, wall_servo_keys)
+{
+    use_cell_file("wall_servo");
+    ldem_scene s;
+    write_cell_scene(LID("{force: 4.5, max_velocity: 0.3}"), NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    cr_assert(s.walls[0].servo_force == 4.5 && s.walls[0].servo_gain == 0.5 &&
+              s.walls[0].servo_integral == 0.0 && s.walls[0].servo_vmax == 0.3);
+    ldem_scene_free(&s);
+    write_cell_scene(LID("{stress: 2e3, area: 0.25, gain: 1.5, integral: 0.1, "
+                         "max_velocity: 0.3}"), NULL);
+    load_ok(&s, cell_path, 0, NULL);
+    cr_assert(s.walls[0].servo_force == 500.0 && s.walls[0].servo_gain == 1.5 &&
+              s.walls[0].servo_integral == 0.1);
+    ldem_scene_free(&s);
+
+    expect_bad_cell(LID("{max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo: give the target as force: F or as stress",
+                                     NULL});
+    expect_bad_cell(LID("{force: 1, stress: 1, area: 1, max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo: give the target as force", NULL});
+    expect_bad_cell(LID("{force: 1, area: 1, max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo: area goes with stress", NULL});
+    expect_bad_cell(LID("{stress: 1, max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo: missing 'area'", NULL});
+    expect_bad_cell(LID("{force: 1, gain: 2, max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo.gain: must be in (0, 2), got 2", NULL});
+    expect_bad_cell(LID("{force: 1, integral: 1, max_velocity: 0.3}"),
+                    (const char *[]){"walls.0.servo.integral: must be in [0, 1), got 1", NULL});
+    expect_bad_cell(LID("{force: 1}"),
+                    (const char *[]){"walls.0.servo: missing 'max_velocity'", NULL});
+}

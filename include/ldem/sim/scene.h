@@ -116,7 +116,7 @@ typedef struct ldem_scene_wall {
     size_t nramp;
     double *ramp_t;
     ldem_vec3 *ramp_d;
-    double servo_force, servo_gain, servo_vmax;
+    double servo_force, servo_gain, servo_integral, servo_vmax;
     long line;
 } ldem_scene_wall;
 

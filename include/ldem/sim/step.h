@@ -31,6 +31,10 @@ int ldem_world_step(ldem_world *w, ldem_err *err);
 /* Energies and counters at the current state (balance against w->e_initial). */
 void ldem_world_measure(const ldem_world *w, ldem_probe_row *row);
 
+/* Start a new probe interval: the walls' force sums and servo flip counts restart from zero
+ * (call after writing a probe row; ldem_probes_write reports the means since the last call). */
+void ldem_walls_interval_restart(ldem_world *w);
+
 #ifdef __cplusplus
 }
 #endif

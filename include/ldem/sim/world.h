@@ -27,6 +27,7 @@
 #include "ldem/quat.h"
 #include "ldem/sections.h"
 #include "ldem/sim/cell.h"
+#include "ldem/sim/wall_servo.h"
 #include "ldem/vec3.h"
 
 #ifdef __cplusplus
@@ -181,7 +182,9 @@ typedef struct ldem_wall {
     double *ramp_t;
     ldem_vec3 *ramp_d;
     double servo_force;      /* DRIVE_SERVO: target normal force of the grains on the wall */
-    double servo_gain;       /* velocity per unit force error */
+    double servo_gain;       /* α: the fraction of the force error corrected per step
+                              * (ldem/sim/wall_servo.h) */
+    double servo_integral;   /* ι: the integral term's gain (0: proportional only) */
     double servo_vmax;       /* cap on |velocity| */
 
     /* state */
@@ -190,6 +193,12 @@ typedef struct ldem_wall {
     ldem_vec3 vel;           /* current velocity */
     ldem_vec3 force;         /* force the grains exert on the wall at the last evaluation */
     double work;             /* cumulative work the wall did on the grains */
+    double stiffness;        /* plane: Σ over its touching contacts of dN/dδ (n_c·n)², at the
+                              * last evaluation (what the servo divides by) */
+    double servo_accumulated; /* the servo's integral term (a velocity) */
+    ldem_servo_watch watch;  /* the servo's chatter watch */
+    ldem_vec3 force_sum;     /* Σ force over the evaluations since the last probe row */
+    uint64_t force_count;    /* how many */
 } ldem_wall;
 
 /* ---- contacts ---- */
