@@ -19,6 +19,7 @@
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/output.h"
 #include "ldem/sim/scene.h"
+#include "ldem/sim/stages.h"
 #include "ldem/sim/step.h"
 #include "ldem/sim/world.h"
 
@@ -29,8 +30,12 @@ typedef struct run {
     ldem_probes probes;
     int frames_open, probes_open;
     char *checkpoint_path;
-    const char *dir;
+    char *dir;      /* a copy: a staged run replaces the scene it came from */
     int stopped_by; /* the signal that ended the loop before the run's last step, or 0 */
+    const demrun_options *o;
+    /* a staged run (scene.nstages > 0): the stage running (nstages once all have ended),
+     * and the step and time at which it began */
+    ldem_checkpoint_stage stage;
 } run;
 
 static double seconds_now(void)
@@ -46,11 +51,77 @@ static int fail(const ldem_err *err)
     return ldem_err_exit_code(err);
 }
 
-static int save_checkpoint(run *r, ldem_err *err)
+static int save_checkpoint_to(run *r, const char *path, ldem_err *err)
 {
     ldem_checkpoint_extra x = {r->frames_open ? r->frames.count : 0,
                                r->frames_open ? r->frames.times : NULL};
-    return ldem_checkpoint_save(r->checkpoint_path, &r->world, &x, err);
+    return ldem_checkpoint_save_staged(path, &r->world, &x,
+                                       r->scene.nstages ? &r->stage : NULL, err);
+}
+
+static int save_checkpoint(run *r, ldem_err *err)
+{
+    return save_checkpoint_to(r, r->checkpoint_path, err);
+}
+
+/* The world of stage `k`: its scene (file, --set, the stages' sets up to k) built anew. */
+static int build_stage(run *r, size_t k, ldem_err *err)
+{
+    ldem_world_free(&r->world);
+    ldem_scene_free(&r->scene);
+    const demrun_options *o = r->o;
+    int rc = ldem_scene_load_stage(&r->scene, o->scene, o->nset, o->sets, o->max_memory, k,
+                                   err);
+    if (!rc)
+        rc = ldem_scene_build(&r->scene, &r->world, err);
+    if (!rc && o->threads)
+        r->world.threads = o->threads;
+    r->world.staged = 1;
+    r->world.stage = (uint32_t)k;
+    return rc;
+}
+
+/* After a step: end the stage if its criteria hold. Its end is saved to DIR/stage-NAME.ldc
+ * (and DIR/checkpoint.ldc) as the next stage's beginning, and that file restored into the next stage's world: what
+ * `--restart DIR/stage-NAME.ldc` with the next stage's --set does. *finished: the last
+ * stage has ended. */
+static int advance_stage(run *r, int *finished, ldem_err *err)
+{
+    *finished = 0;
+    size_t k = r->stage.stage;
+    if (!r->scene.nstages || k >= r->scene.nstages)
+        return LDEM_OK;
+    const ldem_scene_stage *st = &r->scene.stages[k];
+    char why[512];
+    int verdict = ldem_stage_check(&st->until, &r->world, &r->stage, why, sizeof why);
+    if (verdict == LDEM_STAGE_GOES_ON)
+        return LDEM_OK;
+    ldem_world *w = &r->world;
+    if (verdict == LDEM_STAGE_DONE)
+        ldem_info("stage %s ended at step %llu (t = %.6g): %s", st->name,
+                  (unsigned long long)w->step, w->t, why);
+    else
+        ldem_warn("stage %s reached its cap at step %llu (t = %.6g) before: %s", st->name,
+                  (unsigned long long)w->step, w->t, why);
+    size_t n = strlen(r->dir) + strlen(st->name) + 16;
+    char *path = malloc(n);
+    if (!path)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+    snprintf(path, n, "%s/stage-%s.ldc", r->dir, st->name);
+    r->stage = (ldem_checkpoint_stage){.present = 1, .stage = (uint32_t)(k + 1),
+                                        .step = w->step, .t = w->t};
+    int rc = save_checkpoint_to(r, path, err);
+    /* and the rolling one: a run killed later continues from the last stage's end at worst */
+    if (!rc)
+        rc = save_checkpoint(r, err);
+    if (!rc && k + 1 == r->scene.nstages)
+        *finished = 1;
+    else if (!rc)
+        rc = build_stage(r, k + 1, err);
+    if (!rc && !*finished)
+        rc = ldem_checkpoint_load(path, &r->world, NULL, err);
+    free(path);
+    return rc;
 }
 
 static int probe(run *r, ldem_err *err)
@@ -105,9 +176,15 @@ static void summary(const run *r, const char *what)
     if (ndeform)
         snprintf(deform, sizeof deform, ", %zu deformable with %zu modal DOFs", ndeform,
                  w->modal.ndof);
-    ldem_info("%s: %zu grains (%zu level-set%s), %zu walls, %zu materials, dt %.6g, %llu steps",
-              what, w->bodies.count, nls, deform, w->nwalls, w->nmaterials, w->dt,
-              (unsigned long long)ldem_scene_total_steps(&r->scene, w->dt));
+    char length[64];
+    uint64_t total = ldem_scene_total_steps(&r->scene, w->dt);
+    if (r->scene.nstages && total == UINT64_MAX)
+        snprintf(length, sizeof length, "%zu stages", r->scene.nstages);
+    else
+        snprintf(length, sizeof length, "%llu steps%s", (unsigned long long)total,
+                 r->scene.nstages ? " at most, in stages" : "");
+    ldem_info("%s: %zu grains (%zu level-set%s), %zu walls, %zu materials, dt %.6g, %s", what,
+              w->bodies.count, nls, deform, w->nwalls, w->nmaterials, w->dt, length);
 }
 
 /* What opening the outputs would refuse, found without writing: the probes table a restart
@@ -159,18 +236,33 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
                   (unsigned long long)w->step, (unsigned long long)stop);
         return LDEM_OK;
     }
+    if (r->scene.nstages && r->stage.stage >= r->scene.nstages) {
+        ldem_warn("the checkpoint is at the end of the last stage: nothing to do");
+        return LDEM_OK;
+    }
     ldem_progress bar;
     ldem_progress_begin(&bar, "demrun", stop - w->step, o->progress);
     uint64_t first = w->step;
     double t0 = seconds_now();
-    int rc = LDEM_OK;
-    while (!rc && w->step < stop) {
+    int rc = LDEM_OK, finished = 0;
+    /* A restart at a step of its stage: the run it continues checked the stage's end there
+     * after saving (the criteria read only restored state, so the verdict is the same). */
+    if (r->scene.nstages && w->step > r->stage.step)
+        rc = advance_stage(r, &finished, err);
+    while (!rc && !finished && w->step < stop) {
         rc = ldem_world_step(w, err);
+        if (!rc && r->scene.nstages)
+            ldem_stage_accumulate(&r->scene.stages[r->stage.stage].until, &r->stage, w);
+        /* The outputs first: this step belongs to the stage that ran it, as in separate
+         * runs. A checkpoint written here still records that stage; a restart from it
+         * checks the stage's end again before its first step (below). */
         if (!rc)
             rc = outputs(r, err);
+        if (!rc)
+            rc = advance_stage(r, &finished, err);
         ldem_progress_update(&bar, w->step - first);
         /* A signal during the last step changes nothing: the run is complete then. */
-        if (!rc && w->step < stop && demrun_stop_signal()) {
+        if (!rc && !finished && w->step < stop && demrun_stop_signal()) {
             r->stopped_by = demrun_stop_signal();
             break;
         }
@@ -192,6 +284,28 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
     ldem_info("contact geometry and laws: %.3f s of the %.3f s (%.0f %%)", w->time_contacts,
               elapsed, elapsed > 0.0 ? 100.0 * w->time_contacts / elapsed : 0.0);
     return LDEM_OK;
+}
+
+/* A restart of a staged run continues the checkpoint's stage, in that stage's world (the
+ * checkpoint was loaded into the first stage's, whose static description is the same). A
+ * checkpoint without a stage (a run in one piece) begins the first stage where it is. */
+static int restart_stage(run *r, ldem_checkpoint_extra *x, ldem_err *err)
+{
+    if (!r->scene.nstages)
+        return LDEM_OK;
+    if (!r->stage.present) {
+        r->stage = (ldem_checkpoint_stage){.present = 1, .step = r->world.step,
+                                            .t = r->world.t};
+        return LDEM_OK;
+    }
+    if (r->stage.stage == 0 || r->stage.stage >= r->scene.nstages)
+        return LDEM_OK;
+    free(x->frame_times);
+    x->frame_times = NULL;
+    int rc = build_stage(r, r->stage.stage, err);
+    if (!rc)
+        rc = ldem_checkpoint_load(r->o->restart, &r->world, x, err);
+    return rc;
 }
 
 /* The one line a stopped run prints, whatever the log level; returns the exit status. */
@@ -224,9 +338,17 @@ int demrun_run(const demrun_options *o)
     int early_stop = 0; /* a signal that came before the run opened its outputs */
     ldem_err err;
     ldem_err_clear(&err);
+    r.o = o;
     int rc = ldem_scene_load_limited(&r.scene, o->scene, o->nset, o->sets, o->max_memory, &err);
-    if (!rc)
+    int staged = !rc && r.scene.nstages;
+    if (staged) {
+        rc = ldem_stages_validate(&r.scene, o->nset, o->sets, &err);
+        if (!rc)
+            rc = build_stage(&r, 0, &err);
+        r.stage = (ldem_checkpoint_stage){.present = 1};
+    } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
+    }
     if (!rc) {
         if (o->threads)
             r.world.threads = o->threads;
@@ -235,12 +357,18 @@ int demrun_run(const demrun_options *o)
         if (r.world.threads > 0)
             omp_set_num_threads(r.world.threads);
 #endif
-        r.dir = o->out_dir ? o->out_dir : r.scene.out_dir ? r.scene.out_dir : "out";
+        r.dir = strdup(o->out_dir ? o->out_dir : r.scene.out_dir ? r.scene.out_dir : "out");
+        if (!r.dir) {
+            rc = ldem_err_set(&err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+            goto done;
+        }
         summary(&r, o->scene);
         if (o->check)
             goto done;
         if (o->restart) {
-            rc = ldem_checkpoint_load(o->restart, &r.world, &x, &err);
+            rc = ldem_checkpoint_load_staged(o->restart, &r.world, &x,
+                                             staged ? &r.stage : NULL, &err);
+            rc = rc ? rc : restart_stage(&r, &x, &err);
             if (!rc)
                 ldem_info("restarting from %s at step %llu (t = %.6g)", o->restart,
                           (unsigned long long)r.world.step, r.world.t);
@@ -276,6 +404,7 @@ done:
     if (!rc && (early_stop || r.stopped_by))
         status = report_stop(&r, early_stop ? early_stop : r.stopped_by);
     free(r.checkpoint_path);
+    free(r.dir);
     free(x.frame_times);
     ldem_world_free(&r.world);
     ldem_scene_free(&r.scene);

@@ -44,6 +44,13 @@
  * ε and are recomputed on restore. */
 #define MODAL_VALUES 6u
 
+/* The run's stage (optional section STAG): u32 stage index, u32 reserved 0, u64 the step and
+ * f64 the time at which that stage began; then, when the stage has a servo_settled
+ * criterion, u32 walls n, u32 a block complete (0/1), u64 steps in the current block and
+ * n × {f64 sum, f64 mean}. */
+#define STAGE_BYTES 24u
+#define STAGE_WINDOW_BYTES 16u
+
 /* Periodic cell (optional section CELL, present exactly when the scene has a cell): the
  * matrices h, h_prev, h0, h_list, L, virial, stress (row-major), the servo's three
  * stiffnesses, the cell's work, the servo's three accumulated rates, the step at which

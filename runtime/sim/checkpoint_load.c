@@ -484,6 +484,7 @@ typedef struct sections {
     const ldem_section *ckpt, *bods, *wals, *list, *cont, *frms;
     const ldem_section *modl; /* optional: absent in checkpoints of rigid runs before MODL */
     const ldem_section *cell; /* present exactly when the scene has a periodic cell */
+    const ldem_section *stag; /* optional: the run's stage, only in staged runs' files */
     const ldem_section *wsrv; /* optional: absent in checkpoints from before the wall servo's
                                * state was saved */
 } sections;
@@ -505,6 +506,7 @@ static int find_sections(const ldem_bundle *b, const char *path, sections *s, ld
     }
     s->modl = ldem_bundle_find(b, "MODL");
     s->cell = ldem_bundle_find(b, "CELL");
+    s->stag = ldem_bundle_find(b, "STAG");
     s->wsrv = ldem_bundle_find(b, "WSRV");
     return LDEM_OK;
 }
@@ -944,8 +946,54 @@ static int read_bundle(const char *path, ldem_bundle *b, ldem_err *err)
     return rc;
 }
 
+/* STAG: the stage and where it began, which cannot lie after the checkpoint's own clock. */
+static int read_stage(const ldem_section *stag, const char *path, const header *h,
+                      ldem_checkpoint_stage *st, ldem_err *err)
+{
+    if (!stag)
+        return LDEM_OK;
+    const unsigned char *p = stag->data;
+    uint64_t n = stag->length >= STAGE_BYTES + STAGE_WINDOW_BYTES ? ldem_get_u32le(p + 24) : 0;
+    int sane = stag->length >= STAGE_BYTES && n <= LDEM_STAGE_SERVO_MAX &&
+               stag->length == STAGE_BYTES + (n ? STAGE_WINDOW_BYTES + 16u * n : 0);
+    double t = sane ? ldem_get_f64le(p + 16) : 0.0;
+    uint64_t block = n ? ldem_get_u64le(p + 32) : 0;
+    if (!sane || ldem_get_u64le(p + 8) > h->step || !isfinite(t) || t < 0.0 || t > h->t ||
+        block > h->step - ldem_get_u64le(p + 8) || (n && ldem_get_u32le(p + 28) > 1))
+        return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                            "damaged checkpoint: section 'STAG' is not a stage beginning at or "
+                            "before step %llu", (unsigned long long)h->step);
+    for (uint64_t i = 0; i < 2 * n; i++)
+        if (!isfinite(ldem_get_f64le(p + 40 + 8 * i)))
+            return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
+                                "damaged checkpoint: section 'STAG': a servo window value is "
+                                "not finite");
+    if (st) {
+        st->present = 1;
+        st->stage = ldem_get_u32le(p);
+        st->step = ldem_get_u64le(p + 8);
+        st->t = t;
+        st->nservo = (uint32_t)n;
+        st->have_mean = n ? ldem_get_u32le(p + 28) : 0;
+        st->block_steps = block;
+        for (uint64_t i = 0; i < n; i++) {
+            st->sum[i] = ldem_get_f64le(p + 40 + 16 * i);
+            st->mean[i] = ldem_get_f64le(p + 48 + 16 * i);
+        }
+    }
+    return LDEM_OK;
+}
+
 int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x, ldem_err *err)
 {
+    return ldem_checkpoint_load_staged(path, w, x, NULL, err);
+}
+
+int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                ldem_checkpoint_stage *st, ldem_err *err)
+{
+    if (st)
+        *st = (ldem_checkpoint_stage){.present = 0};
     ldem_bundle b;
     int rc = read_bundle(path, &b, err);
     if (rc)
@@ -955,6 +1003,8 @@ int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra 
     rc = find_sections(&b, path, &s, err);
     if (!rc)
         rc = validate(&s, path, w, &h, err);
+    if (!rc)
+        rc = read_stage(s.stag, path, &h, st, err);
     if (!rc)
         rc = restore(w, x, &s, path, &h, err);
     ldem_bundle_free(&b);

@@ -363,8 +363,33 @@ static int write_frames(sink *k, const ldem_checkpoint_extra *x)
     return section_end(k);
 }
 
+static int write_stage(sink *k, const ldem_checkpoint_stage *st)
+{
+    if (!st)
+        return LDEM_OK;
+    if (st->nservo > LDEM_STAGE_SERVO_MAX)
+        return ldem_err_set(k->err, LDEM_ERR_INTERNAL, NULL, 0, "checkpoint: %u servo walls "
+                            "in a stage's window", (unsigned)st->nservo);
+    uint64_t length = STAGE_BYTES + (st->nservo ? STAGE_WINDOW_BYTES + 16u * st->nservo : 0);
+    if (section_begin(k, "STAG", length))
+        return k->rc;
+    put_u32(k, st->stage);
+    put_u32(k, 0);
+    put_u64(k, st->step);
+    put_f64(k, st->t);
+    if (st->nservo) {
+        put_u32(k, st->nservo);
+        put_u32(k, st->have_mean);
+        put_u64(k, st->block_steps);
+        for (uint32_t i = 0; i < st->nservo; i++)
+            put_f64(k, st->sum[i]), put_f64(k, st->mean[i]);
+    }
+    return section_end(k);
+}
+
 static int write_all(FILE *fp, const char *path, const ldem_world *w,
-                     const ldem_checkpoint_extra *x, ldem_err *err)
+                     const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                     ldem_err *err)
 {
     ldem_bundle_writer bw;
     int rc = ldem_bundle_writer_begin(&bw, fp, path, err);
@@ -394,6 +419,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
     if (!rc)
         rc = write_cell(k, w);
     if (!rc)
+        rc = write_stage(k, st);
+    if (!rc)
         rc = write_wall_servos(k, w);
     free(k);
     if (rc) {
@@ -405,6 +432,13 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
 
 int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
                          ldem_err *err)
+{
+    return ldem_checkpoint_save_staged(path, w, x, NULL, err);
+}
+
+int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
+                                const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                                ldem_err *err)
 {
     if (x && x->nframes && !x->frame_times)
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
@@ -419,7 +453,7 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
     int rc = ldem_outfile_open(&of, path, err);
     if (rc)
         return rc;
-    rc = write_all(of.fp, path, w, x, err);
+    rc = write_all(of.fp, path, w, x, st, err);
     if (rc) {
         ldem_outfile_abort(&of);
         return rc;

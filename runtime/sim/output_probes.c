@@ -122,6 +122,8 @@ static char *column_line(const ldem_world *w)
     }
     for (size_t c = 0; c < cell_columns(w); c++)
         fprintf(fp, "\t%s", CELL_COLUMNS[c]);
+    if (w->staged)
+        fputs("\tstage", fp);
     putc('\n', fp);
     bool bad = ferror(fp) != 0;
     if (fclose(fp) != 0 || bad) {
@@ -281,7 +283,7 @@ static char *probes_path(const char *dir)
 
 static size_t table_columns(const ldem_world *w)
 {
-    size_t n = NCOLUMNS + modal_columns(w) + cell_columns(w);
+    size_t n = NCOLUMNS + modal_columns(w) + cell_columns(w) + (w->staged ? 1 : 0);
     for (size_t k = 0; k < w->nwalls; k++)
         n += wall_columns(&w->walls[k]);
     return n;
@@ -401,6 +403,8 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
                 w->cell.L.m[0][0], w->cell.L.m[1][1], w->cell.L.m[2][2], row->unbalanced,
                 row->inertial);
     }
+    if (w->staged)
+        fprintf(fp, "\t%" PRIu32, w->stage);
     putc('\n', fp);
     if (ferror(fp) || fflush(fp) != 0)
         return ldem_err_set(err, LDEM_ERR_IO, p->path, 0, "write failed: %s", strerror(errno));

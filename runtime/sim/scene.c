@@ -24,7 +24,7 @@
 
 static const char *const TOP_KEYS[] = {"time", "gravity", "damping", "skin", "threads",
                                        "order", "materials", "contacts", "shapes", "grains",
-                                       "walls", "cell", "output", NULL};
+                                       "walls", "cell", "output", "stages", NULL};
 
 /* `dt: auto` or a fixed step > 0. */
 static int parse_dt(ctx *c, const ldem_sn *dt)
@@ -70,7 +70,10 @@ static int parse_time(ctx *c, const ldem_sn *root)
         scene_key_push(c, "steps");
         rc = FAIL(c, steps, "give either duration or steps, not both");
     }
-    if (!rc && !duration && !steps)
+    /* a staged run may leave the length to its stages */
+    if (!rc && !duration && !steps && ldem_sn_get(root, "stages"))
+        s->duration = -1.0, s->steps = UINT64_MAX;
+    else if (!rc && !duration && !steps)
         rc = FAIL(c, t, "missing the run length: give duration (a time) or steps (a count)");
     if (!rc && duration)
         rc = scene_num_field(c, t, "duration", NONNEGATIVE, NULL, &s->duration);
@@ -816,6 +819,7 @@ void ldem_scene_init(ldem_scene *s)
     s->track_dissipation = 1;
     s->modal_safety = 0.2;
     s->probe_modes = -1;
+    s->stage = -1;
 }
 
 void ldem_scene_free(ldem_scene *s)
@@ -853,6 +857,9 @@ void ldem_scene_free(ldem_scene *s)
         free(s->sources[k]);
     free(s->sources);
     free(s->out_dir);
+    for (size_t k = 0; k < s->nstages; k++)
+        free(s->stages[k].name);
+    free(s->stages);
     memset(s, 0, sizeof *s);
 }
 
@@ -891,6 +898,8 @@ static int convert(ctx *c, const ldem_sn *root)
         rc = scene_parse_cell(c, root);
     if (!rc)
         rc = parse_output(c, root);
+    if (!rc)
+        rc = scene_parse_stages(c, root);
     return rc;
 }
 
@@ -900,23 +909,60 @@ int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *co
     return ldem_scene_load_limited(s, path, nset, sets, 0, err);
 }
 
-int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
-                            const char *const *sets, uint64_t max_memory, ldem_err *err)
+/* The scene with the command line's overrides and, when stage ≥ 0, the `set:` of stages
+ * 0..stage. */
+static int load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
+                uint64_t max_memory, long stage, ldem_err *err)
 {
     ldem_scene_init(s);
     s->max_memory = max_memory;
+    s->stage = stage;
     int rc = set_paths(s, path, err);
     ldem_sn *root = NULL;
     if (!rc)
         rc = ldem_sn_parse_file(path, &root, err);
     for (size_t k = 0; !rc && k < nset; k++)
         rc = ldem_sn_apply_set(root, sets[k], err);
+    if (!rc && stage >= 0) {
+        /* the stages as written first, so that a malformed list is reported as such */
+        ldem_scene plain;
+        rc = load(&plain, path, nset, sets, max_memory, -1, err);
+        if (!rc && (size_t)stage >= plain.nstages)
+            rc = ldem_err_set(err, LDEM_ERR_USAGE, path, 0, "there is no stage %ld (the scene "
+                              "has %zu)", stage, plain.nstages);
+        if (!rc)
+            ldem_scene_free(&plain);
+        if (!rc)
+            rc = scene_apply_stage_sets(root, path, (size_t)stage, err);
+    }
     if (!rc) {
         ctx c = {.s = s, .err = err};
         rc = convert(&c, root);
     }
     ldem_sn_free(root);
     if (rc)
+        ldem_scene_free(s);
+    return rc;
+}
+
+int ldem_scene_load_stage(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
+                          uint64_t max_memory, size_t stage, ldem_err *err)
+{
+    return load(s, path, nset, sets, max_memory, (long)stage, err);
+}
+
+int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
+                            const char *const *sets, uint64_t max_memory, ldem_err *err)
+{
+    int rc = load(s, path, nset, sets, max_memory, -1, err);
+    /* every stage's scene now, so that a mistake in the last stage fails at start */
+    for (size_t k = 0; !rc && k < s->nstages; k++) {
+        ldem_scene staged;
+        rc = load(&staged, path, nset, sets, max_memory, (long)k, err);
+        if (!rc)
+            ldem_scene_free(&staged);
+    }
+    if (rc && s->path)
         ldem_scene_free(s);
     return rc;
 }

@@ -100,5 +100,9 @@ int scene_parse_grain_modes(ctx *c, const ldem_sn *entry, ldem_scene_grain *g);
 int scene_parse_grains(ctx *c, const ldem_sn *root);  /* scene_grains.c */
 int scene_parse_walls(ctx *c, const ldem_sn *root);   /* scene_bounds.c */
 int scene_parse_cell(ctx *c, const ldem_sn *root);    /* scene_bounds.c */
+int scene_parse_stages(ctx *c, const ldem_sn *root);  /* scene_stages.c (after the walls) */
+/* Apply the `set:` of stages 0..upto to the tree (their errors name `file` and the key's
+ * line). */
+int scene_apply_stage_sets(ldem_sn *root, const char *file, size_t upto, ldem_err *err);
 
 #endif

@@ -16,16 +16,27 @@
 
 #include "ldem/log.h"
 
-static int set_error(ldem_err *err, const char *key, const char *fmt, ...) LDEM_PRINTF(3, 4);
+/* Where an override was written: the command line's --set, or a stage's `set:` key in the
+ * scene file (whose mistakes are the file's: LDEM_ERR_INPUT at FILE:LINE). */
+typedef struct origin {
+    const char *file; /* NULL: --set */
+    long line;
+    ldem_err *err;
+} origin;
 
-static int set_error(ldem_err *err, const char *key, const char *fmt, ...)
+static int set_error(const origin *o, const char *key, const char *fmt, ...) LDEM_PRINTF(3, 4);
+
+static int set_error(const origin *o, const char *key, const char *fmt, ...)
 {
     char msg[LDEM_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ldem_err_set(err, LDEM_ERR_USAGE, "--set", 0, "%.200s: %.280s", key, msg);
+    if (o->file)
+        return ldem_err_set(o->err, LDEM_ERR_INPUT, o->file, o->line, "%.200s: %.280s", key,
+                            msg);
+    return ldem_err_set(o->err, LDEM_ERR_USAGE, "--set", 0, "%.200s: %.280s", key, msg);
 }
 
 /* A sequence index: decimal digits only. */
@@ -43,7 +54,7 @@ static int parse_index(const char *seg, size_t *index)
 /* The node `seg` names inside `parent`: *slot receives where it lives (NULL when a mapping
  * key is absent). `path` is the key so far, for messages. */
 static int locate(ldem_sn *parent, const char *seg, const char *path, ldem_sn ***slot,
-                  ldem_err *err)
+                  const origin *err)
 {
     *slot = NULL;
     if (parent->kind == LDEM_SN_MAPPING) {
@@ -86,27 +97,35 @@ static int split_key(char *key, char **segs, size_t max, size_t *n)
 
 #define SET_MAX_DEPTH 32
 
-static int apply(ldem_sn *root, char *key, const char *value, ldem_err *err)
+/* Put the override at `key`: `value` is YAML text (--set) or, when text is NULL, the node
+ * *node (a stage's value, owned: freed on failure). */
+static int apply(ldem_sn *root, char *key, const char *value, ldem_sn *node_value,
+                 const origin *o)
 {
+    ldem_err *err = o->err;
     char *full = strdup(key);   /* key is split in place below; keep it whole for messages */
     char *segs[SET_MAX_DEPTH];
     size_t nseg;
     int rc = LDEM_OK;
-    if (!full)
+    if (!full) {
+        ldem_sn_free(node_value);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+    }
     if (!split_key(key, segs, SET_MAX_DEPTH, &nseg)) {
-        rc = set_error(err, full, "expected a dotted key such as time.dt or walls.0.velocity");
+        rc = set_error(o, full, "expected a dotted key such as time.dt or walls.0.velocity");
         goto out;
     }
     ldem_sn *node = root;
     for (size_t k = 0; k < nseg && !rc; k++) {
         ldem_sn **slot;
-        rc = locate(node, segs[k], full, &slot, err);
+        rc = locate(node, segs[k], full, &slot, o);
         if (rc)
             break;
         if (k + 1 == nseg) {
-            ldem_sn *v;
-            rc = ldem_sn_parse_set_value(value, full, &v, err);
+            ldem_sn *v = node_value;
+            node_value = NULL;
+            if (value)
+                rc = ldem_sn_parse_set_value(value, full, &v, err);
             if (rc)
                 break;
             if (slot) {
@@ -128,6 +147,7 @@ static int apply(ldem_sn *root, char *key, const char *value, ldem_err *err)
         }
     }
 out:
+    ldem_sn_free(node_value);
     free(full);
     return rc;
 }
@@ -141,7 +161,22 @@ int ldem_sn_apply_set(ldem_sn *root, const char *assignment, ldem_err *err)
     char *key = strndup(assignment, (size_t)(eq - assignment));
     if (!key)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
-    int rc = apply(root, key, eq + 1, err);
+    origin o = {NULL, 0, err};
+    int rc = apply(root, key, eq + 1, NULL, &o);
     free(key);
+    return rc;
+}
+
+int ldem_sn_apply_node(ldem_sn *root, const char *key, ldem_sn *value, const char *file,
+                       long line, ldem_err *err)
+{
+    char *k = strdup(key);
+    if (!k) {
+        ldem_sn_free(value);
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+    }
+    origin o = {file, line, err};
+    int rc = apply(root, k, NULL, value, &o);
+    free(k);
     return rc;
 }

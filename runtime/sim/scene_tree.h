@@ -55,4 +55,9 @@ int ldem_sn_is_null(const ldem_sn *n);
  * when absent; sequence indices must exist. Errors name "--set" and the key. */
 int ldem_sn_apply_set(ldem_sn *root, const char *assignment, ldem_err *err);
 
+/* The same with the value a node (taken over, freed on failure): a stage's `set:` entry,
+ * written at FILE:LINE, which its errors then name (scene_stages.c). */
+int ldem_sn_apply_node(ldem_sn *root, const char *key, ldem_sn *value, const char *file,
+                       long line, ldem_err *err);
+
 #endif

@@ -28,6 +28,24 @@ typedef struct ldem_checkpoint_extra {
     double *frame_times;      /* nframes; owned by the caller on save, malloc'd on load */
 } ldem_checkpoint_extra;
 
+/* A staged run's stage (section STAG, ldem/sim/stages.h): which stage runs, and the step and
+ * time at which it began, so that a restart continues it and its criteria count from the
+ * same origin. */
+#define LDEM_STAGE_SERVO_MAX 8u
+typedef struct ldem_checkpoint_stage {
+    int present;              /* on load: 0 when the file has no STAG (then all zero) */
+    uint32_t stage;
+    uint64_t step;
+    double t;
+    /* servo_settled's window (ldem_stage_accumulate): the stage's steps in blocks of
+     * `window`; per listed wall the sum of its normal force over the current block and the
+     * mean of the last complete one */
+    uint32_t nservo;          /* walls summed (0: the stage has no servo_settled) */
+    uint32_t have_mean;       /* a block is complete */
+    uint64_t block_steps;     /* steps in the current block */
+    double sum[LDEM_STAGE_SERVO_MAX], mean[LDEM_STAGE_SERVO_MAX];
+} ldem_checkpoint_stage;
+
 /* Write atomically (temporary name + rename). `x` may be NULL (no frames). A contact whose
  * Jäger stack does not hold `length` cells is LDEM_ERR_INTERNAL, found before writing. */
 int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
@@ -42,6 +60,13 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
  * there are no frames) that the caller frees. */
 int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
                          ldem_err *err);
+
+/* The same with the run's stage (st may be NULL: none written, or not read). */
+int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
+                                const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
+                                ldem_err *err);
+int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                ldem_checkpoint_stage *st, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 
 #include "ldem/err.h"
 #include "ldem/sim/cell.h"
+#include "ldem/sim/stages.h"
 #include "ldem/sim/world.h"
 #include "ldem/vec3.h"
 
@@ -128,6 +129,15 @@ typedef struct ldem_scene_cell {
     long line;
 } ldem_scene_cell;
 
+/* One entry of `stages:` (its `set:` stays in the scene tree: ldem_scene_load_stage). */
+typedef struct ldem_scene_stage {
+    char *name;
+    ldem_stage_until until;
+    size_t nset;                      /* keys in its `set:` */
+    long line;                        /* the entry's line */
+    long set_line;                    /* its `set:` key's line (the entry's when absent) */
+} ldem_scene_stage;
+
 enum ldem_scene_dt { LDEM_DT_AUTO = 0, LDEM_DT_FIXED = 1 };
 
 typedef struct ldem_scene {
@@ -159,7 +169,15 @@ typedef struct ldem_scene {
     double dt_safety;                 /* auto: fraction of the critical step (default 0.2) */
     double modal_safety;              /* auto: β_d, dt ≤ β_d/ω_max of deformable grains (0.2) */
     double duration;                  /* run length in time (< 0: use steps) */
-    uint64_t steps;                   /* run length in steps (when duration < 0) */
+    uint64_t steps;                   /* run length in steps (when duration < 0); a staged
+                                       * scene without a run length has UINT64_MAX: its
+                                       * stages end it */
+
+    size_t nstages;                   /* `stages:` (0: a run in one piece) */
+    ldem_scene_stage *stages;
+    long stage;                       /* whose `set:` (and every earlier one's) is applied;
+                                       * −1: none (the first stage runs the scene as written
+                                       * plus its own `set`) */
 
     double skin;                      /* neighbour-list skin; < 0: 0.1 × smallest radius */
     int threads;                      /* 0: OpenMP default */
@@ -202,6 +220,13 @@ int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *co
  * sets that would need more are refused, naming the key (docs/scene.md, "Memory limit"). */
 int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
                             const char *const *sets, uint64_t max_memory, ldem_err *err);
+
+/* The scene of stage `stage` (< the scene's nstages): as ldem_scene_load_limited, then the
+ * `set:` of stages 0..stage applied in order on top of the command line's overrides. A wrong
+ * key or value names the stage's FILE:LINE. ldem_scene_load_limited checks every stage's scene
+ * this way before it returns, so a typo in the last stage fails at start. */
+int ldem_scene_load_stage(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
+                          uint64_t max_memory, size_t stage, ldem_err *err);
 
 /* Build the world: load bundles, create bodies and walls, resolve pair laws, choose dt
  * (LDEM_DT_AUTO: dt_safety × the smallest Hertz/linear contact period estimate over the

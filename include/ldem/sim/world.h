@@ -316,6 +316,11 @@ typedef struct ldem_world {
                               * saved by checkpoints with x_list */
     size_t nprobe_modal;     /* deformable bodies whose ε, ε̇, Q, F_int the probes report */
     uint32_t *probe_modal;
+    /* A run in stages (ldem/sim/stages.h) sets staged and the stage running: the probes then
+     * end with a `stage` column (its index in the scene's list). Not in checkpoints: the run
+     * sets it from its own stage. */
+    int staged;
+    uint32_t stage;
 
     /* energy bookkeeping (probes) */
     double e_initial;        /* total energy at step 0, for the balance error */
