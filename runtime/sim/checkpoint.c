@@ -49,9 +49,13 @@ static void hash_vec3(hasher *s, ldem_vec3 v)
 }
 
 /* Materials, pair laws, shapes (level set and nodes), bodies' kinds, shapes, materials,
- * flags, radii, masses and inertias, walls' geometry. Not included, so that a restart may
- * change them: wall drives, gravity, damping, run length, outputs, thread count. */
-uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
+ * flags, radii, masses and inertias, walls' geometry. Not included, so that a restart (or a
+ * stage) may change them: wall drives, gravity, damping, run length, outputs, thread count,
+ * and Kuhn's β: it only decides which legs later loading merges, every stored history stays
+ * a valid one (docs/checkpoint.md). Friction is included: the stored legs' slip limits are
+ * μN, and a changed μ would leave them beyond the new limit. Files written before β could
+ * change hashed it: with_beta reproduces their checksum. */
+static uint64_t static_checksum(const ldem_world *w, int with_beta)
 {
     hasher s = {UINT64_C(0xCBF29CE484222325)};
     hash_u64(&s, w->nmaterials);
@@ -64,7 +68,9 @@ uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
         const ldem_pair_law *l = &w->laws[k];
         hash_u64(&s, (uint64_t)(int64_t)l->law);
         hash_f64(&s, l->E), hash_f64(&s, l->nu), hash_f64(&s, l->mu);
-        hash_f64(&s, l->beta), hash_f64(&s, l->kn), hash_f64(&s, l->ks);
+        if (with_beta)
+            hash_f64(&s, l->beta);
+        hash_f64(&s, l->kn), hash_f64(&s, l->ks);
     }
     hash_u64(&s, w->nshapes);
     for (size_t k = 0; k < w->nshapes; k++) {
@@ -134,6 +140,16 @@ uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
         hash_vec3(&s, w->cell.centre);
     }
     return s.h;
+}
+
+uint64_t ldem__checkpoint_static_checksum(const ldem_world *w)
+{
+    return static_checksum(w, 0);
+}
+
+uint64_t ldem__checkpoint_static_checksum_with_beta(const ldem_world *w)
+{
+    return static_checksum(w, 1);
 }
 
 int ldem__checkpoint_cell_values(const ldem_world *w)

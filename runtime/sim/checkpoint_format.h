@@ -66,8 +66,10 @@
 #define CELL_VALUES_BEFORE_CYCLIC (CELL_VALUES_BEFORE_INTEGRAL + 3u)
 #define CELL_VALUES (CELL_VALUES_BEFORE_CYCLIC + 6u)
 
-/* The checksum of the scene's static description that a checkpoint must match. */
+/* The checksum of the scene's static description that a checkpoint must match, and the one
+ * files written before β could change carry (β hashed too), which they must match. */
 uint64_t ldem__checkpoint_static_checksum(const ldem_world *w);
+uint64_t ldem__checkpoint_static_checksum_with_beta(const ldem_world *w);
 
 /* Values per history cell in this run's files: 3 (z, wx, wy), 4 when the pools cache N(z),
  * then CELL_MERGED_VALUES. */

@@ -139,7 +139,7 @@ static int parse_header(const ldem_section *s, const char *path, const ldem_worl
         (rc = count_matches(&c, "shapes", h->nshapes, w->nshapes)))
         return rc;
     uint64_t mine = ldem__checkpoint_static_checksum(w);
-    if (h->checksum != mine)
+    if (h->checksum != mine && h->checksum != ldem__checkpoint_static_checksum_with_beta(w))
         return cursor_fail(&c,
                            "static description checksum %016llx, this scene's %016llx: "
                            "the checkpoint was written for a different scene (materials, "

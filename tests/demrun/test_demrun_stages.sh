@@ -214,7 +214,10 @@ errors)
   fails "frozen key" "stages.2.set.materials.m.E: a stage cannot change this" \
     's/  - name: settle/  - name: settle\n    set: {materials.m.E: 2e8}  # BAD/'
   fails "restart could not change it" "stages.2.set: changes what a restart cannot change" \
-    's/  - name: settle/  - name: settle\n    set: {contacts.0.beta: 0.1}  # BAD/'
+    's/  - name: settle/  - name: settle\n    set: {contacts.0.friction: 0.1}  # BAD/'
+  # Kuhn's beta may change in a stage (it only decides which later legs merge): accepted.
+  sed 's/  - name: settle/  - name: settle\n    set: {contacts.0.beta: 0.1}/' "$base" > "$work/beta.yaml"
+  if "$demrun" -q "$work/beta.yaml" -o "$work/beta" > /dev/null; then ok; else bad "a stage changing beta was refused"; fi
   fails "unknown criterion" "stages.1.until.tim: unknown key" 's/until: {time: 0.002}/until: {tim: 0.002}  # BAD/'
   fails "wall_stress without area" \
     "stages.3.until.wall_stress: expected \\{wall: NAME, reached: STRESS, area: AREA\\}" \
