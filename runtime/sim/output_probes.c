@@ -48,14 +48,18 @@ static const char *const WALL_COLUMNS[] = {"fx", "fy", "fz", "dx", "dy", "dz",
                                            "fx_mean", "fy_mean", "fz_mean"};
 #define NWALL_COLUMNS (sizeof WALL_COLUMNS / sizeof WALL_COLUMNS[0])
 
-/* Per servo wall, after its wall columns: the target normal force, the velocity along the
- * normal chosen for the next step, and how often it changed sign since the previous row. */
+/* After those, on every wall: the servo's target normal force, the velocity along the
+ * normal chosen for the next step, and how often it changed sign since the previous row.
+ * Every wall has them, servo or not (target and flips are 0 without a servo), because a
+ * staged run may turn a wall into a servo in a later stage while the table's columns are
+ * fixed when it opens. */
 static const char *const SERVO_COLUMNS[] = {"target", "vn", "flips"};
 #define NSERVO_COLUMNS (sizeof SERVO_COLUMNS / sizeof SERVO_COLUMNS[0])
 
 static size_t wall_columns(const ldem_wall *wl)
 {
-    return NWALL_COLUMNS + (wl->drive == LDEM_DRIVE_SERVO ? NSERVO_COLUMNS : 0);
+    (void)wl;
+    return NWALL_COLUMNS + NSERVO_COLUMNS;
 }
 
 static const char *wall_column_name(size_t c)
@@ -348,7 +352,7 @@ out:
     return rc;
 }
 
-/* A wall's columns of a row (WALL_COLUMNS, then SERVO_COLUMNS for a servo wall). */
+/* A wall's columns of a row (WALL_COLUMNS, then SERVO_COLUMNS). */
 static void put_wall_values(FILE *fp, const ldem_wall *wl)
 {
     fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g", wl->force.x, wl->force.y,
@@ -358,9 +362,9 @@ static void put_wall_values(FILE *fp, const ldem_wall *wl)
                          ? ldem_vec3_scale(wl->force_sum, 1.0 / (double)wl->force_count)
                          : wl->force;
     fprintf(fp, "\t%.17g\t%.17g\t%.17g", mean.x, mean.y, mean.z);
-    if (wl->drive == LDEM_DRIVE_SERVO)
-        fprintf(fp, "\t%.17g\t%.17g\t%" PRIu64, wl->servo_force,
-                ldem_vec3_dot(wl->vel, wl->normal), wl->watch.interval_flips);
+    int servo = wl->drive == LDEM_DRIVE_SERVO;
+    fprintf(fp, "\t%.17g\t%.17g\t%" PRIu64, servo ? wl->servo_force : 0.0,
+            ldem_vec3_dot(wl->vel, wl->normal), servo ? wl->watch.interval_flips : 0);
 }
 
 int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row, ldem_err *err)

@@ -88,8 +88,11 @@ static int servo_settled(const ldem_stage_until *u, const ldem_world *w,
         int ok = error <= u->servo_tolerance && speed <= vmax;
         held &= ok;
         if (ok != capped) {
-            char name[48];
-            snprintf(name, sizeof name, "servo %u force error", (unsigned)u->servo_wall[i]);
+            char name[96];
+            if (wl->name && *wl->name)
+                snprintf(name, sizeof name, "%.64s force error", wl->name);
+            else
+                snprintf(name, sizeof name, "wall%u force error", (unsigned)u->servo_wall[i]);
             note(why, size, name, error, ok ? "<=" : ">", u->servo_tolerance);
             snprintf(name, sizeof name, "speed");
             note(why, size, name, speed, ok ? "<=" : ">", vmax);

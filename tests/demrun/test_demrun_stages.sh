@@ -186,6 +186,19 @@ criteria)
     }
     END { exit bad }' "$work/d/probes.tsv" > "$work/awk.log" &&
     ok || bad "press ended at $press: $(cat "$work/awk.log")"
+  # a stage that turns the lid into a servo: the table keeps one header (every wall has the
+  # servo columns), target 0 before the stage and the servo's force in it
+  "$demrun" -j 1 "$scene" -o "$work/s" \
+    --set 'stages.3.set={walls.1.servo: {force: 0.01, max_velocity: 0.01}}' > "$work/log" 2>&1 ||
+    bad "servo stage run: $(cat "$work/log")"
+  awk -v start="$settle" '
+    /^#/ { next }
+    !h { n = NF; for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    NF != n { print "row of step " $2 " has " NF " columns, the header " n; bad = 1 }
+    $(c["stage"]) < 3 && $(c["lid.target"]) != 0 { print "target before the stage at " $2; bad = 1 }
+    $(c["stage"]) == 3 { s++; if ($(c["lid.target"]) != 0.01) { print "target " $(c["lid.target"]) " at " $2; bad = 1 } }
+    END { exit bad || s < 1 }' "$work/s/probes.tsv" > "$work/awk.log" &&
+    ok || bad "servo stage columns: $(cat "$work/awk.log")"
   # a cap ends a stage with a warning naming what did not hold
   "$demrun" -j 1 "$scene" -o "$work/e" --set 'stages.2.until.max_steps=500' > "$work/log" 2>&1
   if grep -q "stage settle reached its cap at step 800 .*before: .*" "$work/log"; then ok

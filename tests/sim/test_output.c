@@ -841,11 +841,14 @@ static void check_row(const ldem_table *t, size_t r, const ldem_world *w, uint64
                   BASE_COLUMNS[c], got[c], want[c]);
     for (size_t k = 0; k < 2; k++) {
         const ldem_wall *wl = &walls[k];
-        /* no force evaluation in the interval (none is stepped): the means are the force */
-        const double wv[9] = {wl->force.x, wl->force.y, wl->force.z, wl->disp.x, wl->disp.y,
-                              wl->disp.z,  wl->force.x, wl->force.y, wl->force.z};
-        for (int c = 0; c < 9; c++)
-            cr_assert(same_bits(got[NBASE + 9 * k + c], wv[c]), "row %zu wall %zu col %d", r, k, c);
+        /* no force evaluation in the interval (none is stepped): the means are the force;
+         * neither wall is a servo: target and flips 0, vn the velocity along the normal */
+        const double wv[12] = {wl->force.x, wl->force.y, wl->force.z, wl->disp.x, wl->disp.y,
+                               wl->disp.z,  wl->force.x, wl->force.y, wl->force.z, 0.0,
+                               ldem_vec3_dot(wl->vel, wl->normal), 0.0};
+        for (int c = 0; c < 12; c++)
+            cr_assert(same_bits(got[NBASE + 12 * k + c], wv[c]), "row %zu wall %zu col %d", r, k,
+                      c);
     }
 }
 
@@ -883,20 +886,22 @@ Test(sim_output, probes_roundtrip)
     /* Whitespace in a wall name would split columns: it becomes '_'. */
     cr_assert(strstr(text, "\tleft_wall_2.fx\tleft_wall_2.fy\tleft_wall_2.fz\tleft_wall_2.dx"
                            "\tleft_wall_2.dy\tleft_wall_2.dz\tleft_wall_2.fx_mean\tleft_wall_2.fy_mean"
-                           "\tleft_wall_2.fz_mean\tdrum.fx\t"));
+                           "\tleft_wall_2.fz_mean\tleft_wall_2.target\tleft_wall_2.vn"
+                           "\tleft_wall_2.flips\tdrum.fx\t"));
     /* history_bytes = 2^40 exactly as an integer, not %g-rounded. */
     cr_assert(strstr(text, "\t1099511627776\t"));
     free(text);
 
     ldem_table t;
     read_table(path, &t);
-    cr_assert_eq(t.ncols, NBASE + 18u);
+    cr_assert_eq(t.ncols, NBASE + 24u);
     cr_assert_eq(t.nrows, 4u);
     cr_assert_not_null(t.names);
     for (size_t c = 0; c < NBASE; c++)
         cr_assert_str_eq(t.names[c], BASE_COLUMNS[c]);
-    cr_assert_str_eq(t.names[NBASE + 14], "drum.dz");
-    cr_assert_str_eq(t.names[NBASE + 17], "drum.fz_mean");
+    cr_assert_str_eq(t.names[NBASE + 17], "drum.dz");
+    cr_assert_str_eq(t.names[NBASE + 20], "drum.fz_mean");
+    cr_assert_str_eq(t.names[NBASE + 23], "drum.flips");
     for (int k = 0; k < 4; k++)
         check_row(&t, (size_t)k, &w, steps[k], 1.0 + k);
     ldem_table_free(&t);
@@ -994,7 +999,7 @@ Test(sim_output, probes_resume_without_table)
     ldem_table t;
     read_table(path, &t);
     cr_assert_eq(t.nrows, 1u);
-    cr_assert_eq(t.ncols, NBASE + 18u);
+    cr_assert_eq(t.ncols, NBASE + 24u);
     check_row(&t, 0, &w, 510, 1.0);
     ldem_table_free(&t);
     ldem_world_free(&w);
@@ -1045,7 +1050,7 @@ Test(sim_output, probes_resume_refuses_foreign_table)
     spit(path, bad);
     cr_assert_eq(ldem_probes_open(&p, dir, &w, 10, &err), LDEM_ERR_INPUT);
     cr_assert_eq(err.line, 4);
-    cr_assert(strstr(err.msg, "3 columns, expected 35"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "3 columns, expected 41"), "%s", err.msg);
     free(bad);
     free(good);
     ldem_world_free(&w);
