@@ -49,8 +49,8 @@ static int parse_dt(ctx *c, const ldem_sn *dt)
 
 static int parse_time(ctx *c, const ldem_sn *root)
 {
-    static const char *const keys[] = {"dt", "safety", "modal_safety", "duration", "steps",
-                                       NULL};
+    static const char *const keys[] = {"dt", "force_dt", "safety", "modal_safety", "duration",
+                                       "steps", NULL};
     ldem_scene *s = c->s;
     const ldem_sn *t = ldem_sn_get(root, "time");
     if (!t)
@@ -61,6 +61,10 @@ static int parse_time(ctx *c, const ldem_sn *root)
     const ldem_sn *dt = ldem_sn_get(t, "dt");
     if (!rc && dt)
         rc = parse_dt(c, dt);
+    if (!rc && dt)
+        s->dt_line = dt->line;
+    if (!rc)
+        rc = scene_bool_field(c, t, "force_dt", &s->force_dt);
     if (!rc)
         rc = scene_num_field(c, t, "safety", (range){0.0, 1.0, 1, 0}, NULL, &s->dt_safety);
     if (!rc)

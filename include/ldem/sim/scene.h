@@ -166,6 +166,8 @@ typedef struct ldem_scene {
 
     int dt_mode;                      /* enum ldem_scene_dt */
     double dt;                        /* fixed step */
+    long dt_line;                     /* time.dt's line (0: --set or absent) */
+    int force_dt;                     /* time.force_dt: a fixed dt above the limits only warns */
     double dt_safety;                 /* auto: fraction of the critical step (default 0.2) */
     double modal_safety;              /* auto: β_d, dt ≤ β_d/ω_max of deformable grains (0.2) */
     double duration;                  /* run length in time (< 0: use steps) */
