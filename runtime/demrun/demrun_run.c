@@ -16,6 +16,7 @@
 #include "ldem/err.h"
 #include "ldem/log.h"
 #include "ldem/progress.h"
+#include "ldem/sim/initial_overlaps.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/output.h"
 #include "ldem/sim/scene.h"
@@ -349,6 +350,9 @@ int demrun_run(const demrun_options *o)
     } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     }
+    /* a checkpoint's contacts overlap by design: only a new run is checked */
+    if (!rc && !o->restart)
+        rc = ldem_scene_check_initial_overlaps(&r.scene, &r.world, &err);
     if (!rc) {
         if (o->threads)
             r.world.threads = o->threads;

@@ -24,7 +24,8 @@
 
 static const char *const TOP_KEYS[] = {"time", "gravity", "damping", "skin", "threads",
                                        "order", "materials", "contacts", "shapes", "grains",
-                                       "walls", "cell", "output", "stages", NULL};
+                                       "walls", "cell", "output", "stages", "initial_overlap",
+                                       NULL};
 
 /* `dt: auto` or a fixed step > 0. */
 static int parse_dt(ctx *c, const ldem_sn *dt)
@@ -50,7 +51,7 @@ static int parse_dt(ctx *c, const ldem_sn *dt)
 static int parse_time(ctx *c, const ldem_sn *root)
 {
     static const char *const keys[] = {"dt", "safety", "modal_safety", "duration", "steps",
-                                       NULL};
+                                       "force_dt", NULL};
     ldem_scene *s = c->s;
     const ldem_sn *t = ldem_sn_get(root, "time");
     if (!t)
@@ -61,6 +62,10 @@ static int parse_time(ctx *c, const ldem_sn *root)
     const ldem_sn *dt = ldem_sn_get(t, "dt");
     if (!rc && dt)
         rc = parse_dt(c, dt);
+    if (!rc && dt)
+        s->dt_line = dt->line;
+    if (!rc)
+        rc = scene_bool_field(c, t, "force_dt", &s->force_dt);
     if (!rc)
         rc = scene_num_field(c, t, "safety", (range){0.0, 1.0, 1, 0}, NULL, &s->dt_safety);
     if (!rc)
@@ -80,6 +85,30 @@ static int parse_time(ctx *c, const ldem_sn *root)
     if (!rc && steps) {
         s->duration = -1.0;
         rc = scene_int_field(c, t, "steps", SCENE_MAX_INTEGER, &s->steps);
+    }
+    scene_key_pop(c, mark);
+    return rc;
+}
+
+/* `initial_overlap: {allow: <overlap / radius> | any}` (initial_overlaps.c checks it). */
+static int parse_initial_overlap(ctx *c, const ldem_sn *root)
+{
+    static const char *const keys[] = {"allow", NULL};
+    const ldem_sn *io = ldem_sn_get(root, "initial_overlap");
+    if (!io)
+        return LDEM_OK;
+    size_t mark = scene_key_push(c, "initial_overlap");
+    c->s->overlap_line = io->line;
+    int rc = scene_check_mapping(c, io, keys);
+    const ldem_sn *allow = rc ? NULL : ldem_sn_get(io, "allow");
+    if (!rc && !allow)
+        rc = scene_missing(c, io, "allow", "the largest overlap / radius accepted, or any");
+    if (allow) {
+        scene_key_push(c, "allow");
+        if (allow->kind == LDEM_SN_SCALAR && strcmp(allow->text, "any") == 0)
+            c->s->overlap_allow = INFINITY;
+        else
+            rc = scene_number(c, allow, NONNEGATIVE, &c->s->overlap_allow);
     }
     scene_key_pop(c, mark);
     return rc;
@@ -121,6 +150,8 @@ static int parse_globals(ctx *c, const ldem_sn *root)
                       scene_looks(order, buf, sizeof buf));
         scene_key_pop(c, mark);
     }
+    if (!rc)
+        rc = parse_initial_overlap(c, root);
     return rc;
 }
 
@@ -820,6 +851,7 @@ void ldem_scene_init(ldem_scene *s)
     s->modal_safety = 0.2;
     s->probe_modes = -1;
     s->stage = -1;
+    s->overlap_allow = LDEM_OVERLAP_ROUNDOFF;
 }
 
 void ldem_scene_free(ldem_scene *s)

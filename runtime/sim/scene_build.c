@@ -18,6 +18,7 @@
 #include "ldem/sections.h"
 #include "ldem/sim/timestep.h"
 #include "body_order.h"
+#include "scene_dt.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -664,36 +665,6 @@ static double smallest_radius(const ldem_world *w)
     return isfinite(r) ? r : 0.0;
 }
 
-static int choose_dt(const ldem_scene *s, ldem_world *w, ldem_err *err)
-{
-    if (s->dt_mode == LDEM_DT_FIXED) {
-        w->dt = s->dt;
-        /* velocity Verlet of ε̈ = −ω² ε is unstable beyond dt = 2/ω */
-        if (w->modal.ndof && w->dt > ldem_world_modal_dt(w, 2.0))
-            ldem_warn("time.dt %g exceeds 2 / (largest modal frequency) = %g: the modes of "
-                      "deformable grains will blow up; use dt: auto or a smaller step", w->dt,
-                      ldem_world_modal_dt(w, 2.0));
-        return LDEM_OK;
-    }
-    double critical = ldem_world_critical_dt(w);
-    if (!isfinite(critical) || !(critical > 0.0))
-        return ldem_err_set(err, LDEM_ERR_INPUT, s->path, 0,
-                            "time.dt: auto estimates the step from the grains, and this scene "
-                            "has no free grain; give a fixed step, dt: <seconds>");
-    w->dt = s->dt_safety * critical;
-    if (!w->modal.ndof)
-        return LDEM_OK;
-    /* Henzel §3.3: the modes must be resolved too; say which limit set the step */
-    double modal = ldem_world_modal_dt(w, s->modal_safety);
-    int modal_wins = modal < w->dt;
-    ldem_info("dt: %s limit wins: modal %.6g (modal_safety / largest modal frequency), "
-              "contact %.6g (safety x critical step)", modal_wins ? "the modal" : "the contact",
-              modal, w->dt);
-    if (modal_wins)
-        w->dt = modal;
-    return LDEM_OK;
-}
-
 /* The periodic cell: geometry, drive, and what a cell cannot hold. */
 static int build_cell(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
@@ -761,7 +732,7 @@ int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
         w->track_energy = s->track_dissipation;
         w->threads = s->threads;
         w->skin = s->skin >= 0.0 ? s->skin : 0.1 * smallest_radius(w);
-        rc = choose_dt(s, w, err);
+        rc = scene_choose_dt(s, w, err);
     }
     if (!rc)
         warn_cyclic_period(w);

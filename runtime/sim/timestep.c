@@ -37,13 +37,14 @@ static double equivalent_radius(const ldem_world *w, size_t i)
 
 typedef struct per_material {
     double radius, mass;   /* smallest over the material's free bodies (INFINITY: none) */
+    size_t smallest, lightest;   /* the first body with that radius / mass */
     int present;           /* some body or wall is of this material */
 } per_material;
 
 static void survey(const ldem_world *w, per_material *pm)
 {
     for (size_t m = 0; m < w->nmaterials; m++)
-        pm[m] = (per_material){INFINITY, INFINITY, 0};
+        pm[m] = (per_material){INFINITY, INFINITY, 0, 0, 0};
     for (size_t k = 0; k < w->nwalls; k++)
         pm[w->walls[k].material].present = 1;
     for (size_t i = 0; i < w->bodies.count; i++) {
@@ -52,13 +53,22 @@ static void survey(const ldem_world *w, per_material *pm)
         if (w->bodies.flags[i] & LDEM_BODY_FIXED)
             continue;
         double r = equivalent_radius(w, i);
-        p->radius = r < p->radius ? r : p->radius;
-        p->mass = w->bodies.mass[i] < p->mass ? w->bodies.mass[i] : p->mass;
+        if (r < p->radius)
+            p->radius = r, p->smallest = i;
+        if (w->bodies.mass[i] < p->mass)
+            p->mass = w->bodies.mass[i], p->lightest = i;
     }
 }
 
 double ldem_world_critical_dt(const ldem_world *w)
 {
+    return ldem_world_critical_dt_source(w, NULL);
+}
+
+double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src)
+{
+    if (src)
+        *src = (ldem_dt_source){0, 0, 0, 0, 0.0};
     if (!w->bodies.count || !w->nmaterials)
         return INFINITY;
     per_material *pm = malloc(w->nmaterials * sizeof *pm);
@@ -80,6 +90,12 @@ double ldem_world_critical_dt(const ldem_world *w)
             /* Central differences with damping ratio ζ are stable up to ω dt = 2(√(1 + ζ²) − ζ)
              * instead of 2 (the contact's normal damping). */
             t *= sqrt(1.0 + law->damping * law->damping) - law->damping;
+            if (t < dt && src) {
+                int linear = law->law == LDEM_LAW_LINEAR;
+                *src = (ldem_dt_source){linear ? pm[a].lightest : pm[a].smallest,
+                                        (uint32_t)a, (uint32_t)b, law->law,
+                                        linear ? pm[a].mass : pm[a].radius};
+            }
             dt = t < dt ? t : dt;
         }
     }

@@ -33,6 +33,9 @@ extern "C" {
 
 /* Every `line` below is the item's line in the scene file, or 0 when it came from --set. */
 
+/* Initial overlaps up to this fraction of the radius are round-off, not overlaps. */
+#define LDEM_OVERLAP_ROUNDOFF 1e-9
+
 typedef struct ldem_scene_material {
     char *name;
     double E, nu, density, friction;
@@ -166,6 +169,11 @@ typedef struct ldem_scene {
 
     int dt_mode;                      /* enum ldem_scene_dt */
     double dt;                        /* fixed step */
+    long dt_line;                     /* time.dt's line (0: --set or absent) */
+    int force_dt;                     /* time.force_dt: a fixed dt above the limits only warns */
+    double overlap_allow;             /* initial_overlap.allow: largest initial overlap / radius
+                                       * accepted (INFINITY: any; default round-off) */
+    long overlap_line;                /* initial_overlap's line (0: absent or --set) */
     double dt_safety;                 /* auto: fraction of the critical step (default 0.2) */
     double modal_safety;              /* auto: β_d, dt ≤ β_d/ω_max of deformable grains (0.2) */
     double duration;                  /* run length in time (< 0: use steps) */

@@ -22,6 +22,20 @@ extern "C" {
  * when there are no bodies). */
 double ldem_world_critical_dt(const ldem_world *w);
 
+/* What set the critical step: so `dt: auto` and a refused fixed step can name the grain and
+ * the law instead of a bare number. */
+typedef struct ldem_dt_source {
+    size_t body;          /* the smallest (Hertz) or lightest (linear) free body */
+    uint32_t material;    /* its material */
+    uint32_t partner;     /* the material it meets under the limiting law */
+    int law;              /* enum ldem_law of that pair */
+    double size;          /* Hertz: the radius used; linear: the mass used */
+} ldem_dt_source;
+
+/* ldem_world_critical_dt, and (src not NULL) which body and pair law gave it; src is zeroed
+ * when the result is not finite. */
+double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src);
+
 /* The modal limit of Henzel & Karapiperis §3.3: min over deformable bodies of
  * beta_d / ω_max of their shape's modes (INFINITY when no body is deformable). Valid after
  * ldem_world_modal_init. */
