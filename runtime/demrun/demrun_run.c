@@ -37,6 +37,7 @@ typedef struct run {
     /* a staged run (scene.nstages > 0): the stage running (nstages once all have ended),
      * and the step and time at which it began */
     ldem_checkpoint_stage stage;
+    int world_built; /* a stage's world was built: later builds need not log it again */
 } run;
 
 static double seconds_now(void)
@@ -71,10 +72,17 @@ static int build_stage(run *r, size_t k, ldem_err *err)
     ldem_world_free(&r->world);
     ldem_scene_free(&r->scene);
     const demrun_options *o = r->o;
+    /* The world of a stage that follows another is the same but for its drives: what its
+     * build would log (dt: auto, sizes) was said when the run began. */
+    int level = ldem_log_get_level();
+    if (r->world_built && level > LDEM_LOG_WARN)
+        ldem_log_set_level(LDEM_LOG_WARN);
     int rc = ldem_scene_load_stage(&r->scene, o->scene, o->nset, o->sets, o->max_memory, k,
                                    err);
     if (!rc)
         rc = ldem_scene_build(&r->scene, &r->world, err);
+    ldem_log_set_level(level);
+    r->world_built = 1;
     if (!rc && o->threads)
         r->world.threads = o->threads;
     r->world.staged = 1;
@@ -343,7 +351,12 @@ int demrun_run(const demrun_options *o)
     int rc = ldem_scene_load_limited(&r.scene, o->scene, o->nset, o->sets, o->max_memory, &err);
     int staged = !rc && r.scene.nstages;
     if (staged) {
+        /* every stage's world is built to be checked: only the first stage's says what */
+        int level = ldem_log_get_level();
+        if (level > LDEM_LOG_WARN)
+            ldem_log_set_level(LDEM_LOG_WARN);
         rc = ldem_stages_validate(&r.scene, o->nset, o->sets, &err);
+        ldem_log_set_level(level);
         if (!rc)
             rc = build_stage(&r, 0, &err);
         r.stage = (ldem_checkpoint_stage){.present = 1};
