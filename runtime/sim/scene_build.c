@@ -332,6 +332,11 @@ static int load_bundle(const ldem_scene *s, const ldem_scene_shape *sh, int mode
     return rc;
 }
 
+int ldem__scene_shape_geometry(const ldem_scene *s, size_t k, ldem_shape *out, ldem_err *err)
+{
+    return load_bundle(s, &s->shapes[k], 0, out, err);
+}
+
 /* Scene shapes naming the same bundle share one world shape unless one of them has its own
  * modes: block (damping, level sets). */
 static int same_world_shape(const ldem_scene_shape *a, const ldem_scene_shape *b)

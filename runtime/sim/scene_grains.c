@@ -15,13 +15,6 @@
 
 /* ---- grains ---- */
 
-/* What one grain costs, for refusing a lattice before it is expanded: its placement here,
- * its body in the world (ldem_bodies, ~300 bytes of structure of arrays), and its share of
- * the broad phase's cells and neighbour list and of the contact list with Jäger histories,
- * about 1 KiB at a dense packing's ~6 contacts a sphere. An estimate to refuse absurd
- * counts with, not a bound: a run may take more. */
-#define SCENE_BYTES_PER_GRAIN (sizeof(ldem_scene_grain) + 300u + 1024u)
-
 typedef struct grain_list {
     size_t capacity;
 } grain_list;
@@ -401,18 +394,36 @@ static int parse_grain_file(ctx *c, grain_list *gl, uint32_t entry, const ldem_s
     return rc;
 }
 
+/* A generate: entry's grains (scene_generate.c), appended in the order it placed them. */
+static int parse_generated(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *m)
+{
+    ldem_scene_grain *made = NULL;
+    size_t n = 0;
+    int rc = scene_generate_entry(c, entry, m, &made, &n);
+    for (size_t k = 0; !rc && k < n; k++) {
+        ldem_scene_grain *slot;
+        rc = new_grain(c, gl, entry, made[k].line, &slot);
+        if (!rc)
+            *slot = made[k];
+    }
+    free(made);
+    return rc;
+}
+
 static int parse_grain_entry(ctx *c, grain_list *gl, uint32_t entry, const ldem_sn *m)
 {
     const char *kind = NULL;
     if (m->kind == LDEM_SN_MAPPING && m->count >= 1 &&
-        (ldem_sn_get(m, "lattice") || ldem_sn_get(m, "file")))
-        kind = ldem_sn_get(m, "lattice") ? "lattice" : "file";
+        (ldem_sn_get(m, "lattice") || ldem_sn_get(m, "file") || ldem_sn_get(m, "generate")))
+        kind = ldem_sn_get(m, "lattice") ? "lattice"
+               : ldem_sn_get(m, "file")  ? "file"
+                                         : "generate";
     if (!kind) {
         if (m->kind != LDEM_SN_MAPPING) {
             char buf[80];
             return FAIL(c, m,
                         "expected a grain {shape, material, position, ...}, a "
-                        "{lattice: {...}} or a {file: {...}}, got %s",
+                        "{lattice: {...}}, a {file: {...}} or a {generate: {...}}, got %s",
                         scene_looks(m, buf, sizeof buf));
         }
         return parse_explicit_grain(c, gl, entry, m);
@@ -424,7 +435,8 @@ static int parse_grain_entry(ctx *c, grain_list *gl, uint32_t entry, const ldem_
     }
     size_t mark = scene_key_push(c, kind);
     int rc = strcmp(kind, "lattice") == 0 ? parse_lattice(c, gl, entry, m->items[0])
-                                          : parse_grain_file(c, gl, entry, m->items[0]);
+             : strcmp(kind, "file") == 0  ? parse_grain_file(c, gl, entry, m->items[0])
+                                          : parse_generated(c, gl, entry, m->items[0]);
     scene_key_pop(c, mark);
     return rc;
 }

@@ -21,6 +21,11 @@
 #define SCENE_MAX_GRAINS 100000000u
 /* Integers written in a scene (steps, counts, seeds) must be exact doubles. */
 #define SCENE_MAX_INTEGER 9007199254740992.0
+/* What one grain costs, for refusing a lattice or a generate entry before it is expanded:
+ * its placement, its body in the world (~300 bytes of structure of arrays), and its share of
+ * the broad phase and of the contact list with Jäger histories, about 1 KiB at a dense
+ * packing's ~6 contacts a sphere. An estimate to refuse absurd counts with, not a bound. */
+#define SCENE_BYTES_PER_GRAIN (sizeof(ldem_scene_grain) + 300u + 1024u)
 
 typedef struct ctx {
     ldem_scene *s;
@@ -94,6 +99,17 @@ int scene_material_ref(ctx *c, const ldem_sn *map, uint32_t *out);
 int scene_shape_ref(ctx *c, const ldem_sn *map, uint32_t *out);
 /* A grain entry's `modes:` and `deformable:`. */
 int scene_parse_grain_modes(ctx *c, const ldem_sn *entry, ldem_scene_grain *g);
+
+/* A bundle shape's rigid geometry (level set, nodes, volume, bounding radius), loaded as the
+ * world's build loads it: for placing grains by their true shapes while the scene loads.
+ * Free with ldem_lset_free and ldem_nodes_free. */
+struct ldem_shape;
+int ldem__scene_shape_geometry(const ldem_scene *s, size_t k, struct ldem_shape *out,
+                               ldem_err *err);
+
+/* The grains of a `generate:` entry (scene_generate.c): *out (malloc'd) holds *n grains. */
+int scene_generate_entry(ctx *c, uint32_t entry, const ldem_sn *m, ldem_scene_grain **out,
+                         size_t *n);
 
 /* ---- the blocks parsed in their own files ---- */
 
