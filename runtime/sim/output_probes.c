@@ -17,6 +17,8 @@
 
 #include "ldem/log.h"
 #include "ldem/outfile.h"
+#include "ldem/sim/measure.h"
+#include "sim_internal.h"
 
 #define PROBES_TITLE "# demrun probes\n"
 
@@ -89,6 +91,31 @@ static const char *const CELL_COLUMNS[] = {
     "szx", "p", "q", "rate_xx", "rate_yy", "rate_zz", "unbalanced", "inertial"};
 #define NCELL_COLUMNS (sizeof CELL_COLUMNS / sizeof CELL_COLUMNS[0])
 
+/* `measure: true` (ldem/sim/measure.h), after the cell's: the contact network always, the
+ * unbalanced-force ratio when no cell reports it, a box's solid fraction and stress when the
+ * walls make one (decided when the table opens, from the walls' normals). */
+static const char *const MEASURE_COLUMNS[] = {
+    "coordination", "coordination_nr", "mech_coordination", "rattlers", "fab_xx", "fab_yy",
+    "fab_zz", "fab_xy", "fab_yz", "fab_zx", "fn_mean", "fn_std", "fn_max"};
+#define NMEASURE_COLUMNS (sizeof MEASURE_COLUMNS / sizeof MEASURE_COLUMNS[0])
+static const char *const BOX_COLUMNS[] = {"solid_fraction", "porosity", "stress_xx",
+                                          "stress_yy", "stress_zz", "stress_xy", "stress_yz",
+                                          "stress_zx", "stress_p", "stress_q"};
+#define NBOX_COLUMNS (sizeof BOX_COLUMNS / sizeof BOX_COLUMNS[0])
+
+static int measure_box(const ldem_world *w)
+{
+    ldem_vec3 lo, hi;
+    return w->probe_measure && !w->cell.periodic && ldem_walls_box(w, &lo, &hi);
+}
+
+static size_t measure_columns(const ldem_world *w)
+{
+    if (!w->probe_measure)
+        return 0;
+    return NMEASURE_COLUMNS + (w->cell.periodic ? 0 : 1) + (measure_box(w) ? NBOX_COLUMNS : 0);
+}
+
 static size_t cell_columns(const ldem_world *w)
 {
     return w->cell.periodic ? NCELL_COLUMNS : 0;
@@ -126,6 +153,14 @@ static char *column_line(const ldem_world *w)
     }
     for (size_t c = 0; c < cell_columns(w); c++)
         fprintf(fp, "\t%s", CELL_COLUMNS[c]);
+    if (w->probe_measure) {
+        for (size_t c = 0; c < NMEASURE_COLUMNS; c++)
+            fprintf(fp, "\t%s", MEASURE_COLUMNS[c]);
+        if (!w->cell.periodic)
+            fputs("\tunbalanced", fp);
+        for (size_t c = 0; measure_box(w) && c < NBOX_COLUMNS; c++)
+            fprintf(fp, "\t%s", BOX_COLUMNS[c]);
+    }
     if (w->staged)
         fputs("\tstage", fp);
     putc('\n', fp);
@@ -287,7 +322,8 @@ static char *probes_path(const char *dir)
 
 static size_t table_columns(const ldem_world *w)
 {
-    size_t n = NCOLUMNS + modal_columns(w) + cell_columns(w) + (w->staged ? 1 : 0);
+    size_t n = NCOLUMNS + modal_columns(w) + cell_columns(w) + measure_columns(w) +
+               (w->staged ? 1 : 0);
     for (size_t k = 0; k < w->nwalls; k++)
         n += wall_columns(&w->walls[k]);
     return n;
@@ -367,6 +403,34 @@ static void put_wall_values(FILE *fp, const ldem_wall *wl)
             ldem_vec3_dot(wl->vel, wl->normal), servo ? wl->watch.interval_flips : 0);
 }
 
+static void put_measures(FILE *fp, const ldem_world *w)
+{
+    ldem_packing_measures m;
+    ldem_packing_measure(w, &m);
+    fprintf(fp, "\t%.17g\t%.17g\t%.17g\t%.17g", m.coordination, m.coordination_nr,
+            m.mech_coordination, m.rattlers);
+    for (int k = 0; k < 6; k++)
+        fprintf(fp, "\t%.17g", m.fabric[k]);
+    fprintf(fp, "\t%.17g\t%.17g\t%.17g", m.fn_mean, m.fn_std, m.fn_max);
+    if (!w->cell.periodic) {
+        double unbalanced, inertial;
+        ldem_periodic_indicators(w, &unbalanced, &inertial);
+        fprintf(fp, "\t%.17g", unbalanced);
+    }
+    if (!measure_box(w))
+        return;
+    /* walls that no longer bound a box (crossed) measure nothing: zeros */
+    const double *sg = m.stress;
+    double pm = (sg[0] + sg[1] + sg[2]) / 3.0;
+    double j2 = ((sg[0] - sg[1]) * (sg[0] - sg[1]) + (sg[1] - sg[2]) * (sg[1] - sg[2]) +
+                 (sg[2] - sg[0]) * (sg[2] - sg[0])) / 6.0 +
+                sg[3] * sg[3] + sg[4] * sg[4] + sg[5] * sg[5];
+    fprintf(fp, "\t%.17g\t%.17g", m.solid_fraction, m.in_box ? 1.0 - m.solid_fraction : 0.0);
+    for (int k = 0; k < 6; k++)
+        fprintf(fp, "\t%.17g", sg[k]);
+    fprintf(fp, "\t%.17g\t%.17g", pm, sqrt(3.0 * j2));
+}
+
 int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row, ldem_err *err)
 {
     if (!p || !p->fp)
@@ -407,6 +471,8 @@ int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row 
                 w->cell.L.m[0][0], w->cell.L.m[1][1], w->cell.L.m[2][2], row->unbalanced,
                 row->inertial);
     }
+    if (w->probe_measure)
+        put_measures(fp, w);
     if (w->staged)
         fprintf(fp, "\t%" PRIu32, w->stage);
     putc('\n', fp);

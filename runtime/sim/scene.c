@@ -797,7 +797,7 @@ static int parse_output(ctx *c, const ldem_sn *root)
                                        NULL};
     static const char *const frame_keys[] = {"every", "encoding", "contacts", NULL};
     static const char *const every_keys[] = {"every", NULL};
-    static const char *const probe_keys[] = {"every", "dissipation", "modes", NULL};
+    static const char *const probe_keys[] = {"every", "dissipation", "modes", "measure", NULL};
     const ldem_sn *out = ldem_sn_get(root, "output");
     if (!out)
         return LDEM_OK;
@@ -823,6 +823,8 @@ static int parse_output(ctx *c, const ldem_sn *root)
     if (!rc && node) {
         size_t m2 = scene_key_push(c, "probes");
         rc = scene_bool_field(c, node, "dissipation", &c->s->track_dissipation);
+        if (!rc)
+            rc = scene_bool_field(c, node, "measure", &c->s->probe_measure);
         if (!rc)
             rc = parse_probe_modes(c, node);
         scene_key_pop(c, m2);

@@ -735,6 +735,7 @@ int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
         w->damping_viscous = s->damping_viscous;
         w->damping_local = s->damping_local;
         w->track_energy = s->track_dissipation;
+        w->probe_measure = s->probe_measure;
         w->threads = s->threads;
         w->skin = s->skin >= 0.0 ? s->skin : 0.1 * smallest_radius(w);
         rc = scene_choose_dt(s, w, err);

@@ -204,6 +204,7 @@ typedef struct ldem_scene {
     size_t nprobe_grains;
     uint32_t *probe_grains;
     long probe_modes_line;            /* line of output.probes.modes (0: --set or absent) */
+    int probe_measure;                /* output.probes.measure: the packing's measures */
     int track_dissipation;            /* Jäger frictional work per contact (default on; off
                                        * saves a quadrature per slipping leg) */
     uint64_t checkpoint_every;        /* steps between checkpoints; 0: only at the end */

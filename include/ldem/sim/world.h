@@ -335,6 +335,7 @@ typedef struct ldem_world {
 
     int threads;             /* OpenMP threads (0: default) */
     int track_energy;        /* Jäger dissipation bookkeeping (a Gauss rule per slipped leg) */
+    int probe_measure;       /* probes carry the packing's measures (ldem/sim/measure.h) */
 
     struct ldem_step_work *work;  /* step.c's scratch (shard lists, per-thread buffers) */
 } ldem_world;
