@@ -410,18 +410,56 @@ static int write_contacts(const char *path, const ldem_world *w, int encoding, l
     return rc;
 }
 
-/* ---- walls: squares and tubes sized by the grains' bounding box ---- */
+/* ---- walls: box faces, squares and tubes sized by the grains' bounding box ---- */
 
 /* Where and how big to draw walls: the grains' axis-aligned bounding box. */
 typedef struct draw_box {
     bool empty; /* no bodies: walls are drawn at their own position */
     ldem_vec3 lo, hi;
     double size; /* plane side: max(1.5 × largest box extent, 4 × largest radius) */
+    /* per axis, the span an axis-aligned plane wall is drawn over: from the walls facing
+     * along that axis where there are, else the grains' box with a margin */
+    double span_lo[3], span_hi[3];
 } draw_box;
+
+/* The index of the axis n lies along, or −1. */
+static int aligned_axis(ldem_vec3 n)
+{
+    double a[3] = {n.x, n.y, n.z};
+    for (int k = 0; k < 3; k++)
+        if (fabs(fabs(a[k]) - 1.0) < 1e-12)
+            return k;
+    return -1;
+}
+
+/* Axis-aligned plane walls are drawn as the faces of the box they and the grains make (a
+ * box test's walls meet at its edges instead of crossing as large squares); the grains' box
+ * stands in, with a quarter of its extent to spare, along axes no wall closes. */
+static void wall_spans(const ldem_world *w, draw_box *box)
+{
+    double glo[3] = {box->lo.x, box->lo.y, box->lo.z}, ghi[3] = {box->hi.x, box->hi.y, box->hi.z};
+    for (int a = 0; a < 3; a++) {
+        double margin = box->empty ? 0.5 * box->size : 0.25 * fmax(box->size / 1.5, ghi[a] - glo[a]);
+        box->span_lo[a] = box->empty ? -margin : glo[a] - margin;
+        box->span_hi[a] = box->empty ? margin : ghi[a] + margin;
+    }
+    for (size_t k = 0; k < w->nwalls; k++) {
+        const ldem_wall *wl = &w->walls[k];
+        int a = wl->kind == LDEM_WALL_PLANE ? aligned_axis(wl->normal) : -1;
+        if (a < 0)
+            continue;
+        ldem_vec3 p = ldem_vec3_add(wl->origin, wl->disp);
+        double pa[3] = {p.x, p.y, p.z}, na[3] = {wl->normal.x, wl->normal.y, wl->normal.z};
+        if (na[a] > 0.0)
+            box->span_lo[a] = pa[a];
+        else
+            box->span_hi[a] = pa[a];
+    }
+}
 
 static draw_box grains_box(const ldem_bodies *b)
 {
-    draw_box box = {true, ldem_vec3_zero(), ldem_vec3_zero(), 1.0};
+    draw_box box = {.empty = true, .lo = ldem_vec3_zero(), .hi = ldem_vec3_zero(), .size = 1.0};
     double rmax = 0.0;
     for (size_t i = 0; i < b->count; i++) {
         double r = b->radius[i];
@@ -471,6 +509,26 @@ static size_t wall_triangles(const ldem_wall *wl)
 static void draw_plane(const ldem_wall *wl, const draw_box *box, double *pts, int64_t *tri)
 {
     ldem_vec3 p0 = ldem_vec3_add(wl->origin, wl->disp), n = wl->normal, e1, e2;
+    int a = aligned_axis(n);
+    if (a >= 0 && box->span_hi[(a + 1) % 3] > box->span_lo[(a + 1) % 3] &&
+        box->span_hi[(a + 2) % 3] > box->span_lo[(a + 2) % 3]) {
+        /* the face of the walls' box: the rectangle spanned by the other two axes' spans at
+         * the wall's position, counter-clockwise seen from the grains' side */
+        int b = (a + 1) % 3, c = (a + 2) % 3;
+        double pa[3] = {p0.x, p0.y, p0.z};
+        const double ub[4] = {box->span_lo[b], box->span_hi[b], box->span_hi[b], box->span_lo[b]};
+        const double uc[4] = {box->span_lo[c], box->span_lo[c], box->span_hi[c], box->span_hi[c]};
+        double na[3] = {n.x, n.y, n.z};
+        for (int k = 0; k < 4; k++) {
+            int m = na[a] > 0.0 ? k : 3 - k; /* keep the winding facing the grains */
+            double q[3];
+            q[a] = pa[a], q[b] = ub[m], q[c] = uc[m];
+            put_vec3(&pts[3 * k], ldem_vec3_make(q[0], q[1], q[2]));
+        }
+        const int64_t t[6] = {0, 1, 2, 0, 2, 3};
+        memcpy(tri, t, sizeof t);
+        return;
+    }
     tangent_frame(n, &e1, &e2);
     ldem_vec3 c = p0;
     if (!box->empty) {
@@ -544,7 +602,8 @@ static int write_walls(const char *path, const ldem_world *w, int encoding, ldem
         rc = nomem(path, err);
         goto out;
     }
-    const draw_box box = grains_box(&w->bodies);
+    draw_box box = grains_box(&w->bodies);
+    wall_spans(w, &box);
     size_t p = 0, c = 0;
     for (size_t k = 0; k < w->nwalls; k++) {
         const ldem_wall *wl = &w->walls[k];

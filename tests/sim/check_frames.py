@@ -8,7 +8,8 @@ contacts; doubles in %.17g, so they load exactly). Everything the frames should 
 recomputed here from those states, written independently of runtime/sim/output_frames.c:
 rotation matrices from the quaternion formula, omega = R (L / I), posed nodes x + R p,
 velocities v + omega x r, contact lines, the grains' bounding box and the wall geometry
-(planes checked as squares of the documented side on their plane, cylinders as 32-sided
+(axis-aligned planes as the faces of the box the walls and grains make, other planes as
+squares of the documented side on their plane, cylinders as 32-sided
 tubes on their radius spanning the box, triangles facing the grains).
 
 The .pvd files are parsed with VTK's XML parser (the one vtkPVDReader uses) and with
@@ -248,9 +249,64 @@ def tri_normal(p):
     return 0.5 * np.cross(p[1] - p[0], p[2] - p[0])   # area-weighted
 
 
-def check_plane(where, wall, pts, tris, box):
+def aligned_axis(n):
+    for a in range(3):
+        if abs(abs(n[a]) - 1.0) < 1e-12:
+            return a
+    return -1
+
+
+def wall_spans(walls, box):
+    """Per axis, the span axis-aligned plane walls are drawn over: the walls facing along it
+    where there are, else the grains' box with a quarter of its extent (or of size/1.5) to
+    spare."""
+    lo, hi, size = box
+    slo = [lo[a] - 0.25 * max(size / 1.5, hi[a] - lo[a]) for a in range(3)]
+    shi = [hi[a] + 0.25 * max(size / 1.5, hi[a] - lo[a]) for a in range(3)]
+    for w in walls:
+        a = aligned_axis(w["normal"]) if w["kind"] == 0 else -1
+        if a < 0:
+            continue
+        p = np.array(w["origin"]) + np.array(w["disp"])
+        if w["normal"][a] > 0:
+            slo[a] = p[a]
+        else:
+            shi[a] = p[a]
+    return slo, shi
+
+
+def check_box_face(where, wall, pts, tris, spans):
+    """An axis-aligned plane wall: the rectangle of the other two axes' spans at its place."""
+    n = np.array(wall["normal"])
+    a = aligned_axis(n)
+    b, c = (a + 1) % 3, (a + 2) % 3
+    slo, shi = spans
+    p0 = np.array(wall["origin"]) + np.array(wall["disp"])
+    scale = max(1.0, np.max(np.abs(p0)), max(abs(v) for v in slo + shi))
+    want = []
+    for ub, uc in ((slo[b], slo[c]), (shi[b], slo[c]), (shi[b], shi[c]), (slo[b], shi[c])):
+        q = np.zeros(3)
+        q[a], q[b], q[c] = p0[a], ub, uc
+        want.append(q)
+    got = sorted(map(tuple, pts))
+    close(where + " box-face corners", np.array(got), np.array(sorted(map(tuple, want))),
+          TOL * scale)
+    normals = [tri_normal(pts[t]) for t in tris]
+    if not all(np.dot(v, n) > 0 for v in normals):
+        fail("%s: a triangle faces away from the grains" % where)
+    close(where + " area", np.array(sum(np.dot(v, n) for v in normals)),
+          (shi[b] - slo[b]) * (shi[c] - slo[c]), TOL * scale * scale)
+
+
+def check_plane(where, wall, pts, tris, box, spans=None):
     lo, hi, size = box
     n = np.array(wall["normal"])
+    if spans is not None and aligned_axis(n) >= 0 and len(pts) == 4:
+        a = aligned_axis(n)
+        b, c = (a + 1) % 3, (a + 2) % 3
+        if spans[1][b] > spans[0][b] and spans[1][c] > spans[0][c]:
+            check_box_face(where, wall, pts, tris, spans)
+            return
     p0 = np.array(wall["origin"]) + np.array(wall["disp"])
     mid = 0.5 * (lo + hi)
     centre = mid - np.dot(mid - p0, n) * n
@@ -333,8 +389,12 @@ def check_walls(where, g, state):
         used = np.unique(np.concatenate([cells[c] for c in mine])) if len(mine) else []
         local = {int(p): q for q, p in enumerate(used)}
         tris = [np.array([local[int(p)] for p in cells[c]]) for c in mine]
-        check = check_cylinder if wall["kind"] == 1 else check_plane
-        check("%s wall %d" % (where, k), wall, pts[np.array(used, np.int64)], tris, box)
+        if wall["kind"] == 1:
+            check_cylinder("%s wall %d" % (where, k), wall, pts[np.array(used, np.int64)], tris,
+                           box)
+        else:
+            check_plane("%s wall %d" % (where, k), wall, pts[np.array(used, np.int64)], tris,
+                        box, wall_spans(walls, box))
 
 
 CHECKS = {"spheres": check_spheres, "surfaces": check_surfaces, "contacts": check_contacts,
