@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Check the drop demo's results: every frame reads back with VTK, the grains ended inside the
-box (sphere centres and every rock surface point), they have nearly come to rest, and the
+box (sphere centres and every rock surface point), they have nearly come to rest (kinetic
+energy, and at least 80 % of them touching a grain or a wall in the last frame), and the
 energy balance of the probes held throughout. Exit 1 with the reason otherwise.
 
 usage: check_drop.py OUTDIR"""
@@ -16,6 +17,7 @@ BOX = 17.0          # the side walls are at +-17 mm, the floor at z = 0
 SPHERE_R = 2.0
 BALANCE = 0.02      # |energy balance error| at every probe row
 REST = 0.05         # final kinetic energy / peak kinetic energy
+RESTING = 0.8       # grains touching something (a grain or a wall) in the last frame
 
 
 def fail(msg):
@@ -73,8 +75,15 @@ def main():
     rest = col["kinetic"][-1] / col["kinetic"].max()
     if rest > REST:
         fail(f"not settling: final kinetic energy {rest:.3g} of its peak (limit {REST})")
+    contacts = read_vtu(parts["contacts"][-1]).GetCellData()
+    i = vtk_to_numpy(contacts.GetArray("i")).tolist()
+    j = vtk_to_numpy(contacts.GetArray("j")).tolist()
+    touching = len(set(i) | {k for k in j if k >= 0})  # j < 0: a wall
+    if touching < RESTING * 36:
+        fail(f"only {touching} of 36 grains touch something at the end (limit {RESTING:.0%})")
     print(f"check_drop: ok: {len(parts['spheres'])} frames per part read by VTK; 32 spheres and "
-          f"4 rocks inside the box; final kinetic energy {rest:.2g} of peak; "
+          f"4 rocks inside the box, {touching} of 36 touching something at the end; final "
+          f"kinetic energy {rest:.2g} of peak; "
           f"worst balance error {worst:.2g}; {int(col['contacts'][-1])} contacts, mean Jager "
           f"history {col['mean_history'][-1]:.1f}")
 
