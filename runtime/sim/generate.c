@@ -16,8 +16,7 @@
 
 static const double PI = 3.14159265358979323846;
 
-/* splitmix64 (Steele, Lea & Flood 2014), the scene's seeded generator. */
-static uint64_t next_u64(uint64_t *state)
+uint64_t ldem_splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -28,7 +27,7 @@ static uint64_t next_u64(uint64_t *state)
 /* Uniform in [0, 1). */
 static double uniform(uint64_t *state)
 {
-    return (double)(next_u64(state) >> 11) * 0x1.0p-53;
+    return (double)(ldem_splitmix64(state) >> 11) * 0x1.0p-53;
 }
 
 /* Standard normal (Box–Muller; the second value is dropped, so draws stay one per call). */

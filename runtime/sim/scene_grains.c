@@ -10,6 +10,7 @@
 
 #include "ldem/infile.h"
 #include "ldem/memory_budget.h"
+#include "ldem/sim/generate.h"
 #include "ldem/tsv.h"
 #include "scene_parse.h"
 
@@ -91,20 +92,10 @@ static int parse_explicit_grain(ctx *c, grain_list *gl, uint32_t entry, const ld
     return rc;
 }
 
-/* splitmix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so a lattice's jitter is
- * the same on every machine. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Uniform in [−1, 1). */
 static double jitter_unit(uint64_t *state)
 {
-    return 2.0 * ((double)(splitmix64(state) >> 11) * 0x1.0p-53) - 1.0;
+    return 2.0 * ((double)(ldem_splitmix64(state) >> 11) * 0x1.0p-53) - 1.0;
 }
 
 static int parse_spacing(ctx *c, const ldem_sn *m, double spacing[3])

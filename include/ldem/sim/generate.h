@@ -92,6 +92,10 @@ double ldem_gen_region_volume(const ldem_gen_region *r);
  * ldem_gen_draw_diameter with the spec's sizes. Returns NaN for FIXED. */
 double ldem_gen_draw_diameter(const ldem_gen_sizes *s, uint64_t *state);
 
+/* splitmix64 (Steele, Lea & Flood 2014): the scene's seeded generator (lattice jitter,
+ * generation), the same numbers on every machine. */
+uint64_t ldem_splitmix64(uint64_t *state);
+
 /* A uniform random rotation (Shoemake), from the generator. */
 ldem_quat ldem_gen_random_rotation(uint64_t *state);
 
