@@ -72,7 +72,8 @@ def main():
     p = read_probes(run + "/probes.tsv")
     solid = solid_volume(run, float(sys.argv[3]))
     print("stage\tname\tstep\tcapped\theight\tsigma_v\tsigma_h\tK\tporosity\tlid_error"
-          + ("\tporosity_probe\tcoordination\tcoordination_nr" if "porosity" in p else ""))
+          + ("\tporosity_probe\tcoordination\tcoordination_nr\tstress_zz\tstress_xx"
+             if "porosity" in p else ""))
     for k, (name, step, capped) in enumerate(stage_ends(log)):
         rows = np.nonzero(p["step"] <= step)[0]
         r = rows[-1]
@@ -81,7 +82,8 @@ def main():
         error = abs(p["lid.fz_mean"][r] - target) / target if target > 0 else float("nan")
         row = [k, name, step, int(capped), height, sigma_v, sigma_h, K, porosity, error]
         if "porosity" in p:
-            row += [p["porosity"][r], p["coordination"][r], p["coordination_nr"][r]]
+            row += [p["porosity"][r], p["coordination"][r], p["coordination_nr"][r],
+                    p["stress_zz"][r], p["stress_xx"][r]]
         print("\t".join(str(v) for v in row))
     with open(sys.argv[4], "w") as f:
         f.write("step\tsigma_v\tK\tporosity" + ("\tcoordination\tcoordination_nr\n" if "porosity" in p else "\n"))
