@@ -187,6 +187,14 @@ static int overlap(const ldem_gen_grain *a, const ldem_gen_grain *b)
     return nodes_inside(a, b) || nodes_inside(b, a);
 }
 
+static int touches_wall(const ldem_gen_spec *s, const ldem_gen_grain *c)
+{
+    for (size_t k = 0; k < s->nwalls; k++)
+        if (ldem_gen_touches_wall(&s->walls[k], c))
+            return 1;
+    return 0;
+}
+
 static int touches_any(const grid *g, const ldem_gen_grain *c)
 {
     int64_t ci = cell_of(g, c->x.x), cj = cell_of(g, c->x.y), ck = cell_of(g, c->x.z);
@@ -273,6 +281,10 @@ static int draw_grains(const ldem_gen_spec *s, uint64_t *state, ldem_gen_grain *
     }
     double volume = 0.0, total = 0.0;
     while (s->count ? k < s->count : volume < target) {
+        if (s->max_grains && k == s->max_grains) {
+            free(have), free(g);
+            return 3;
+        }
         if (k == cap) {
             ldem_gen_grain *m = realloc(g, 2 * cap * sizeof *g);
             if (!m) {
@@ -309,7 +321,12 @@ int ldem_generate(const ldem_gen_spec *s, const ldem_gen_grain *obstacles, size_
     uint64_t state = s->seed;
     ldem_gen_grain *g;
     size_t k;
-    if (draw_grains(s, &state, &g, &k)) {
+    int drawn = draw_grains(s, &state, &g, &k);
+    if (drawn == 3) {
+        snprintf(why, why_size, "more than %llu grains", (unsigned long long)s->max_grains);
+        return 3;
+    }
+    if (drawn) {
         snprintf(why, why_size, "out of memory drawing the grains");
         return 2;
     }
@@ -343,7 +360,7 @@ int ldem_generate(const ldem_gen_spec *s, const ldem_gen_grain *obstacles, size_
             if (!random_point(&s->region, c.radius, &state, &c.x))
                 break;
             c.q = c.shape->nodes ? ldem_gen_random_rotation(&state) : ldem_quat_identity();
-            placed = !touches_any(&gr, &c);
+            placed = !touches_wall(s, &c) && !touches_any(&gr, &c);
         }
         if (!placed) {
             double done = 0.0, region = ldem_gen_region_volume(&s->region);

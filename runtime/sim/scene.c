@@ -924,10 +924,11 @@ static int convert(ctx *c, const ldem_sn *root)
         rc = parse_contacts(c, root);
     if (!rc)
         rc = parse_shapes(c, root);
-    if (!rc)
-        rc = scene_parse_grains(c, root);
+    /* The walls before the grains: generated grains are placed clear of them. */
     if (!rc)
         rc = scene_parse_walls(c, root);
+    if (!rc)
+        rc = scene_parse_grains(c, root);
     if (!rc)
         rc = scene_parse_cell(c, root);
     if (!rc)

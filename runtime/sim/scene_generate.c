@@ -276,6 +276,33 @@ static int obstacles_of(ctx *c, gen_entry *e, ldem_gen_shape *shapes, ldem_gen_g
     return LDEM_OK;
 }
 
+/* The scene's walls at their initial pose, which the new grains must clear. */
+static ldem_wall_geom *walls_of(const ldem_scene *s)
+{
+    ldem_wall_geom *out = malloc((s->nwalls ? s->nwalls : 1) * sizeof *out);
+    for (size_t k = 0; out && k < s->nwalls; k++) {
+        const ldem_scene_wall *w = &s->walls[k];
+        out[k] = (ldem_wall_geom){.kind = w->kind, .point = w->point, .normal = w->normal,
+                                  .radius = w->radius, .inside = w->inside};
+    }
+    return out;
+}
+
+/* The draw for a solid fraction outgrew the memory limit: the limit's own message, at the
+ * solid_fraction key. */
+static int over_budget(ctx *c, const ldem_sn *m, uint64_t drawn)
+{
+    const ldem_sn *phi = ldem_sn_get(m, "solid_fraction");
+    size_t mark = scene_key_push(c, "solid_fraction");
+    int rc = ldem_memory_check(c->s->max_memory,
+                               ldem_memory_mul(ldem_memory_add(ldem_memory_add(c->s->ngrains, drawn), 1),
+                                               SCENE_BYTES_PER_GRAIN),
+                               phi->from_set ? "--set" : c->s->path, phi->from_set ? 0 : phi->line,
+                               c->key, c->err);
+    scene_key_pop(c, mark);
+    return rc ? rc : FAIL(c, m, "more grains than the memory limit holds");
+}
+
 static int place(ctx *c, gen_entry *e, uint32_t entry, const ldem_sn *m, ldem_scene_grain **out,
                  size_t *n)
 {
@@ -290,7 +317,16 @@ static int place(ctx *c, gen_entry *e, uint32_t entry, const ldem_sn *m, ldem_sc
     }
     if (!rc)
         rc = obstacles_of(c, e, shapes, obstacles);
+    ldem_wall_geom *walls = rc ? NULL : walls_of(s);
+    if (!rc && !walls)
+        rc = scene_nomem(c);
     e->spec.shapes = e->mix;
+    e->spec.walls = walls;
+    e->spec.nwalls = s->nwalls;
+    /* A solid fraction's count is known only once drawn: the draw stops where the grains
+     * would outgrow the memory limit, before allocating them. */
+    uint64_t room = ldem_memory_limit(s->max_memory) / SCENE_BYTES_PER_GRAIN;
+    e->spec.max_grains = room > s->ngrains ? room - s->ngrains : 1;
     ldem_gen_grain *placed = NULL;
     size_t count = 0;
     char why[400];
@@ -298,6 +334,8 @@ static int place(ctx *c, gen_entry *e, uint32_t entry, const ldem_sn *m, ldem_sc
                                         sizeof why);
     if (!rc && status == 2)
         rc = scene_nomem(c);
+    else if (!rc && status == 3)
+        rc = over_budget(c, m, e->spec.max_grains);
     else if (!rc && status)
         rc = FAIL(c, m, "%s", why);
     if (!rc) {
@@ -320,6 +358,7 @@ static int place(ctx *c, gen_entry *e, uint32_t entry, const ldem_sn *m, ldem_sc
     free(placed);
     free(shapes);
     free(obstacles);
+    free(walls);
     return rc;
 }
 

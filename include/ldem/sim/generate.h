@@ -14,6 +14,7 @@
 
 #include "ldem/quat.h"
 #include "ldem/sections.h"
+#include "ldem/sim/narrowphase.h"
 #include "ldem/vec3.h"
 
 #ifdef __cplusplus
@@ -75,15 +76,23 @@ typedef struct ldem_gen_spec {
     const ldem_gen_shape *shapes;
     uint64_t seed;
     uint64_t attempts;         /* positions tried per grain before giving up */
+    size_t nwalls;             /* walls every grain must clear (their initial pose) */
+    const ldem_wall_geom *walls;
+    uint64_t max_grains;       /* more grains than this to draw (the memory budget): fail
+                                * before placing; 0: no limit */
 } ldem_gen_spec;
 
-/* Place the grains of `spec` clear of each other and of the `nobstacles` obstacles. On
- * success *out (malloc'd, free it) holds *n grains, largest first. Fails with a message in
- * `why` (a grain that found no room after spec->attempts positions, out of memory):
- * returns 1 when the region is too full, 2 out of memory, 0 on success. */
+/* Place the grains of `spec` clear of each other, of the `nobstacles` obstacles and of the
+ * spec's walls. On success *out (malloc'd, free it) holds *n grains, largest first. Fails
+ * with a message in `why` (a grain that found no room after spec->attempts positions, out
+ * of memory): returns 1 when the region is too full, 2 out of memory, 3 when the draw needs
+ * more than spec->max_grains grains, 0 on success. */
 int ldem_generate(const ldem_gen_spec *spec, const ldem_gen_grain *obstacles,
                   size_t nobstacles, ldem_gen_grain **out, size_t *n, char *why,
                   size_t why_size);
+
+/* Whether grain g (sphere, or level-set grain by its nodes) reaches behind wall w. */
+int ldem_gen_touches_wall(const ldem_wall_geom *w, const ldem_gen_grain *g);
 
 /* The region's volume (for solid_fraction). */
 double ldem_gen_region_volume(const ldem_gen_region *r);
