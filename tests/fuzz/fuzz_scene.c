@@ -35,6 +35,7 @@
 #define PLACES_ROWS 8.0
 #define MAX_SAMPLES 16.0
 #define MAX_PULLBACK 8.0
+#define MAX_ATTEMPTS 1000.0
 #define MAX_DEPTH 64
 
 static const char *const FIXTURES[] = {"grain.ldg", "beam.ldg", "places.tsv"};
@@ -70,6 +71,7 @@ typedef struct precheck {
     level stack[MAX_DEPTH];
     int depth;
     double grains;
+    int generate, attempts; /* generate: entries, and attempts: keys within the limit */
     int refuse;
 } precheck;
 
@@ -86,6 +88,15 @@ static void value(precheck *p, const char *key, const char *text)
     double v = number(text);
     if ((strcmp(key, "samples") == 0 && !(fabs(v) <= MAX_SAMPLES)) ||
         (strcmp(key, "pullback") == 0 && !(fabs(v) <= MAX_PULLBACK)))
+        p->refuse = 1;
+    /* a generate: entry places `count` grains, each tried up to `attempts` times; a solid
+     * fraction's count depends on the region and the sizes: not bounded here, not fuzzed */
+    if (strcmp(key, "count") == 0)
+        p->grains += fmax(fabs(v), 1.0);
+    if (strcmp(key, "attempts") == 0)
+        p->attempts++;
+    if ((strcmp(key, "attempts") == 0 && !(fabs(v) <= MAX_ATTEMPTS)) ||
+        strcmp(key, "solid_fraction") == 0)
         p->refuse = 1;
 }
 
@@ -105,6 +116,8 @@ static void on_scalar(precheck *p, const char *text)
             l->key[0] = '\0';
         if (strcmp(text, "file") == 0)
             p->grains += PLACES_ROWS;
+        else if (strcmp(text, "generate") == 0)
+            p->generate++; /* its default attempts (10^4 a grain) is too slow to fuzz */
         else if (strcmp(text, "position") == 0 || strcmp(text, "shape") == 0)
             p->grains += 1.0;   /* (a lattice's shape too: conservative) */
         return;
@@ -180,7 +193,7 @@ static int admissible(const uint8_t *data, size_t size)
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&y);
-    return !p.refuse && p.grains <= MAX_GRAINS;
+    return !p.refuse && p.grains <= MAX_GRAINS && p.generate <= p.attempts;
 }
 
 /* ---- the run ---- */
