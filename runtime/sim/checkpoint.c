@@ -48,6 +48,24 @@ static void hash_vec3(hasher *s, ldem_vec3 v)
     hash_f64(s, v.z);
 }
 
+/* A law's parameters that a restart may not change, at least two values (zeros pad), and
+ * (with_beta) first the restart-free `beta` where the law has one, else 0: the layout of the
+ * files written when the laws' parameters were β, kn and ks, whose checksums this keeps. */
+static void hash_law_params(hasher *s, const ldem_pair_law *l, int with_beta)
+{
+    const ldem_law_ops *ops = l->ops;
+    if (with_beta) {
+        int beta = ldem_law_param_index(ops, "beta");
+        hash_f64(s, beta >= 0 ? l->p[beta] : 0.0);
+    }
+    size_t hashed = 0;
+    for (size_t k = 0; k < ops->nparams; k++)
+        if (!ops->params[k].restart_free)
+            hash_f64(s, l->p[k]), hashed++;
+    for (; hashed < 2; hashed++)
+        hash_f64(s, 0.0);
+}
+
 /* Materials, pair laws, shapes (level set and nodes), bodies' kinds, shapes, materials,
  * flags, radii, masses and inertias, walls' geometry. Not included, so that a restart (or a
  * stage) may change them: wall drives, gravity, damping, run length, outputs, thread count,
@@ -66,11 +84,13 @@ static uint64_t static_checksum(const ldem_world *w, int with_beta)
     }
     for (size_t k = 0; k < w->nmaterials * w->nmaterials; k++) {
         const ldem_pair_law *l = &w->laws[k];
-        hash_u64(&s, (uint64_t)(int64_t)l->law);
-        hash_f64(&s, l->E), hash_f64(&s, l->nu), hash_f64(&s, l->mu);
-        if (with_beta)
-            hash_f64(&s, l->beta);
-        hash_f64(&s, l->kn), hash_f64(&s, l->ks);
+        hash_u64(&s, l->ops->id);
+        hash_f64(&s, l->elastic.E), hash_f64(&s, l->elastic.nu), hash_f64(&s, l->mu);
+        hash_law_params(&s, l, with_beta);
+        /* two materials: their G*, which the nominal (E, ν) above does not fix (files from
+         * before exact mixing used another, and are refused) */
+        if (l->mixed)
+            hash_f64(&s, l->elastic.moduli.gstar);
     }
     hash_u64(&s, w->nshapes);
     for (size_t k = 0; k < w->nshapes; k++) {

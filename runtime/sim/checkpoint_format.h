@@ -17,10 +17,12 @@
 #define CKPT_VERSION_NO_MERGE 3u
 /* The merged flag (0 or 1, as f64) that follows a history cell's level, slope (and force). */
 #define CELL_MERGED_VALUES 1u
-/* After a version-4 contact's law state: its growing leg (ldem_jager_chain, zeros for other
- * laws) as active, base, rise x, y, rise_lo x, y, offset x, y, radius, n_base, t_below x, y;
- * floats widened. */
+/* After a version-4 contact's law state: the law's extra values (ldem_law_ops.save_extra:
+ * the Jäger law's growing leg; zeros for laws without). */
 #define CONTACT_CHAIN_VALUES 12u
+_Static_assert(CONTACT_CHAIN_VALUES == LDEM_LAW_EXTRA_VALUES &&
+                   10u == LDEM_LAW_SAVED_VALUES,
+               "a contact record holds a law's saved and extra values (docs/checkpoint.md)");
 #define CKPT_HEADER_BYTES (152u + 8u * LDEM_HISTORY_SHARDS)
 #define BODY_BYTES (26u * 8u)
 #define WALL_BYTES (13u * 8u)

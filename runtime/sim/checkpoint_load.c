@@ -202,7 +202,7 @@ static int check_doubles_section(const ldem_section *s, const char *path, uint64
 /* One contact record as read (and checked) from CONT; the cells and springs stay in the
  * payload, pointed at. */
 typedef struct contact_rec {
-    ldem_contact c; /* springs NULL, jager.top 0 */
+    ldem_contact c; /* springs NULL, history head 0 */
     uint32_t law_kind, ncells, held;
     const unsigned char *cells;
     const unsigned char *springs;
@@ -228,31 +228,21 @@ static int check_indices(payload_cursor *cur, const ldem_world *w, uint64_t k, c
     if (c->shard >= LDEM_HISTORY_SHARDS)
         return cursor_fail(cur, "contact %llu: history pool %u out of range (%u)",
                            (unsigned long long)k, c->shard, LDEM_HISTORY_SHARDS);
-    if (r->law_kind != (uint32_t)w->laws[c->law].law)
-        return cursor_fail(cur, "contact %llu: saved under contact law %u, the scene's is %d",
-                           (unsigned long long)k, r->law_kind, w->laws[c->law].law);
-    int jager = r->law_kind == LDEM_LAW_HERTZ_JAGER;
-    if (!jager && (r->ncells || r->held))
-        return cursor_fail(cur, "contact %llu: %u history cells (%u held) under a law other "
-                           "than Jäger's", (unsigned long long)k, r->ncells, r->held);
-    if (r->held > LDEM_JAGER_HELD || r->held > r->ncells)
-        return cursor_fail(cur, "contact %llu: %u of its %u history cells held in the contact "
-                           "(at most %d)", (unsigned long long)k, r->held, r->ncells,
-                           LDEM_JAGER_HELD);
-    return LDEM_OK;
-}
-
-static void set_law_state(ldem_contact *c, uint32_t law_kind, const double v[10])
-{
-    if (law_kind == LDEM_LAW_HERTZ_JAGER) {
-        ldem_jager_contact *j = &c->law_state.jager;
-        j->d = v[0], j->s[0] = v[1], j->s[1] = v[2], j->n = v[3], j->t[0] = v[4];
-        j->t[1] = v[5], j->dissipated = v[6];
-    } else {
-        ldem_mindlin_contact *m = &c->law_state.mindlin;
-        m->d = v[0], m->s[0] = v[1], m->s[1] = v[2], m->xi[0] = v[3], m->xi[1] = v[4];
-        m->a = v[5], m->n = v[6], m->t[0] = v[7], m->t[1] = v[8], m->dissipated = v[9];
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    if (r->law_kind != ops->id) {
+        const ldem_law_ops *saved = ldem_law_by_id(r->law_kind);
+        return cursor_fail(cur, "contact %llu: saved under contact law %s, the scene's is %s",
+                           (unsigned long long)k, saved ? saved->name : "(unknown)", ops->name);
     }
+    if (!ops->history_length && (r->ncells || r->held))
+        return cursor_fail(cur, "contact %llu: %u history cells (%u held) under contact law "
+                           "%s, which keeps none", (unsigned long long)k, r->ncells, r->held,
+                           ops->name);
+    if (r->held > ops->history_max_held || r->held > r->ncells)
+        return cursor_fail(cur, "contact %llu: %u of its %u history cells held in the contact "
+                           "(at most %u)", (unsigned long long)k, r->held, r->ncells,
+                           ops->history_max_held);
+    return LDEM_OK;
 }
 
 /* "contact K: what", for messages. */
@@ -312,34 +302,48 @@ static bool has_merge_state(const header *h)
     return h->version >= CKPT_VERSION;
 }
 
-/* A value the law keeps in a float, widened: finite and exactly a float. */
-static bool is_float(double v)
-{
-    return isfinite(v) && (double)(float)v == v;
-}
-
-/* A Jäger contact's growing leg (ldem_jager_chain): active 0 or 1, base a level ≥ 0, every
- * value finite, the rise's rounding error and the disc's offset and radius floats (radius ≥ 0);
- * all zeros for other laws. */
-static int read_chain(payload_cursor *cur, uint64_t k, uint32_t law_kind, ldem_jager_chain *out)
+/* The law's extra values (a Jäger contact's growing leg; zeros for laws without). */
+static int read_extra(payload_cursor *cur, uint64_t k, const ldem_law_ops *ops, ldem_contact *c)
 {
     double v[CONTACT_CHAIN_VALUES];
     int rc = contact_f64s(cur, k, "compression state", v, CONTACT_CHAIN_VALUES);
     if (rc)
         return rc;
-    bool ok = (v[0] == 0 || v[0] == 1) && v[1] >= 0 && v[8] >= 0;
-    for (unsigned a = 4; a < 9; a++)
-        ok = ok && is_float(v[a]);
-    if (law_kind != LDEM_LAW_HERTZ_JAGER)
+    bool ok = true;
+    if (ops->check_extra)
+        ok = ops->check_extra(v) == 0;
+    else
         for (unsigned a = 0; a < CONTACT_CHAIN_VALUES; a++)
             ok = ok && v[a] == 0;
     if (!ok)
         return cursor_fail(cur, "contact %llu: compression state (%g, %g, ..., %g) is not a "
                            "growing leg the law could hold",
                            (unsigned long long)k, v[0], v[1], v[8]);
-    *out = (ldem_jager_chain){v[1],         {v[2], v[3]},        {(float)v[4], (float)v[5]},
-                              {(float)v[6], (float)v[7]}, (float)v[8], (uint32_t)v[0],
-                              v[9],         {v[10], v[11]}};
+    if (ops->load_extra)
+        ops->load_extra(c->law_state, v);
+    return LDEM_OK;
+}
+
+/* One history cell: top level, slope, (N), merged flag (version 3: none, read as merged). */
+static int read_cell(payload_cursor *cur, uint64_t k, uint32_t q, const header *h,
+                     ldem_law_cell *out)
+{
+    const uint32_t nvalues = h->nvalues;
+    const uint32_t plain = nvalues - (has_merge_state(h) ? CELL_MERGED_VALUES : 0u);
+    double cell[4];
+    int rc = contact_f64s(cur, k, "history cell", cell, plain);
+    if (rc)
+        return rc;
+    double merged = 1.0;
+    if (plain < nvalues) {
+        merged = ldem_get_f64le(cur->p + cur->pos);
+        cur->pos += 8;
+        if (merged != 0 && merged != 1)
+            return cursor_fail(cur, "contact %llu: history cell %u: merged flag %g (0 or 1)",
+                               (unsigned long long)k, q, merged);
+    }
+    *out = (ldem_law_cell){cell[0], {cell[1], cell[2]}, plain > 3 ? cell[3] : 0.0,
+                           (uint8_t)merged};
     return LDEM_OK;
 }
 
@@ -393,60 +397,34 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
         (rc = contact_f64s(cur, k, "dissipated work", &c->dissipated, 1)) ||
         (rc = contact_f64s(cur, k, "law state", v, 10)))
         return rc;
-    set_law_state(c, r->law_kind, v);
-    if (has_merge_state(h) &&
-        (rc = read_chain(cur, k, r->law_kind, &c->law_state.jager.chain)))
+    const ldem_pair_law *law = &w->laws[c->law];
+    law->ops->load(c->law_state, v);
+    if (has_merge_state(h) && (rc = read_extra(cur, k, law->ops, c)))
         return rc;
     if ((rc = contact_need(cur, k, "history cells", r->ncells, 8u * nvalues)))
         return rc;
     r->cells = cur->p + cur->pos;
-    double cell[4];
-    const uint32_t plain = nvalues - (has_merge_state(h) ? CELL_MERGED_VALUES : 0u);
-    /* The pool keeps bottom levels and takes the top's from d (restore_stack), so the levels
-     * must fall strictly from d down to above 0 for the stack to mean what the file says. */
-    double above = r->ncells ? c->law_state.jager.d : 0.0;
-    const double mu = w->laws[c->law].mu;
+    /* The law checks each cell against the state and the cell above (the levels must fall
+     * from the approach down to above 0 for a Jäger stack to mean what the file says). */
+    double above = 0.0;
     for (uint32_t q = 0; q < r->ncells; q++) {
-        if ((rc = contact_f64s(cur, k, "history cell", cell, plain)))
+        ldem_law_cell cell;
+        if ((rc = read_cell(cur, k, q, h, &cell)))
             return rc;
-        if (plain < nvalues) {
-            double merged = ldem_get_f64le(cur->p + cur->pos);
-            cur->pos += 8;
-            if (merged != 0 && merged != 1)
-                return cursor_fail(cur, "contact %llu: history cell %u: merged flag %g (0 or 1)",
-                                   (unsigned long long)k, q, merged);
-        }
-        /* Version 3's law could leave a cell without width (a slip front landing on a
-         * cell's bottom to within rounding): its levels need only not rise, and the restore
-         * drops such cells, which hold no displacement and no force. */
-        bool falls = has_merge_state(h) ? cell[0] < above : cell[0] <= above;
-        if (q == 0 && cell[0] != above)
-            return cursor_fail(cur, "contact %llu: history cell 0 has level %.17g, not the "
-                               "approach %.17g (the top cell reaches up to the approach)",
-                               (unsigned long long)k, cell[0], above);
-        if (q > 0 && !falls)
-            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g; levels "
-                               "must fall from the approach %.17g down to above 0",
-                               (unsigned long long)k, q, cell[0], c->law_state.jager.d);
-        if (!(cell[0] > 0.0))
-            return cursor_fail(cur, "contact %llu: history cell %u has level %.17g (a stack's "
-                               "levels, and the approach it starts from, are above 0)",
-                               (unsigned long long)k, q, cell[0]);
-        /* |w| ≤ μ, which the slip front's search relies on (docs/jager.md §2): the law's own
-         * slopes exceed it by rounding only */
-        if (cell[1] * cell[1] + cell[2] * cell[2] > mu * mu * (1 + 1e-12))
-            return cursor_fail(cur, "contact %llu: history cell %u has slope |w| = %.17g "
-                               "above the friction coefficient %.17g",
-                               (unsigned long long)k, q, hypot(cell[1], cell[2]), mu);
-        above = cell[0];
+        char why[200];
+        if (law->ops->history_check(law, c->law_state, q, &cell, above, has_merge_state(h), why,
+                                    sizeof why))
+            return cursor_fail(cur, "contact %llu: %s", (unsigned long long)k, why);
+        above = cell.level;
     }
     if ((rc = contact_need(cur, k, "linear-law springs", c->nsprings, SPRING_BYTES)))
         return rc;
     r->springs = cur->p + cur->pos;
     for (uint32_t q = 0; q < c->nsprings; q++) {
         uint32_t key;
+        double xi[3];
         read_u32(cur, &key);
-        if ((rc = contact_f64s(cur, k, "spring displacement", cell, 3)))
+        if ((rc = contact_f64s(cur, k, "spring displacement", xi, 3)))
             return rc;
     }
     return LDEM_OK;
@@ -714,49 +692,26 @@ static int reset_pools(ldem_world *w, const header *h, ldem_err *err)
     return LDEM_OK;
 }
 
-/* Rebuild a Jäger stack from its cells (top to bottom in the file, each with its top level):
- * the pooled ones bottom first, each cell's base being the top level of the one pushed
- * before, then the held ones, as the saved contact held them. The forces the file may list
- * are N at the levels, which the pool recomputes. A version-3 cell without width is left
- * out (read_contact). */
-static int restore_stack(ldem_world *w, ldem_contact *c, const contact_rec *r, const header *h)
+/* Give the law its history stack back from the cells read_contact checked (top first). */
+static int restore_history(ldem_world *w, ldem_contact *c, const contact_rec *r, const header *h)
 {
-    ldem_history_pool *pool = &w->pools[c->shard];
-    ldem_jager_contact *j = &c->law_state.jager;
-    j->nheld = 0;
-    j->held_top = 0; /* the top in held[0], the next in held[1] */
-    j->top = 0;
-    j->length = 0;
-    double base = 0.0;
+    if (!r->ncells)
+        return 0;
+    ldem_law_cell *cells = malloc((size_t)r->ncells * sizeof *cells);
+    if (!cells)
+        return -1;
     const uint32_t nvalues = h->nvalues;
-    for (uint32_t q = r->ncells; q-- > 0;) {
+    for (uint32_t q = 0; q < r->ncells; q++) {
         const unsigned char *p = r->cells + (size_t)q * 8u * nvalues;
-        ldem_history_cell cell = {base, {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)}};
         /* version 3 knew nothing of merging: marked merged, such a cell takes equal slopes only */
-        uint8_t merged = has_merge_state(h) ? (uint8_t)ldem_get_f64le(p + 8u * (nvalues - 1)) : 1;
-        if (ldem_get_f64le(p) == base)
-            continue;
-        if (q < r->held) {
-            /* the top in held[0] (held_top 0) unless a version-3 top without width was
-             * left out, which leaves the next one on top in held[1] */
-            j->held[q] = cell;
-            j->held_merged[q] = merged;
-            j->held_top = q;
-            j->nheld++;
-        } else {
-            uint32_t i = ldem_history_push(pool, j->top);
-            if (!i)
-                return -1;
-            pool->cell[i] = cell;
-            pool->merged[i] = merged;
-            if (pool->force)
-                pool->force[i] = ldem_hertz_force(&c->pair, base);
-            j->top = i;
-        }
-        j->length++;
-        base = ldem_get_f64le(p);
+        double merged = has_merge_state(h) ? ldem_get_f64le(p + 8u * (nvalues - 1)) : 1.0;
+        cells[q] = (ldem_law_cell){ldem_get_f64le(p), {ldem_get_f64le(p + 8), ldem_get_f64le(p + 16)},
+                                   0.0, (uint8_t)merged};
     }
-    return 0;
+    ldem_law_env env = {&c->pair, &w->pools[c->shard], w->track_energy};
+    int rc = w->laws[c->law].ops->history_import(&env, c->law_state, cells, r->ncells, r->held);
+    free(cells);
+    return rc ? -1 : 0;
 }
 
 static int restore_springs(ldem_contact *c, const contact_rec *r)
@@ -802,7 +757,7 @@ static int restore_contacts(ldem_world *w, const ldem_section *s, const char *pa
         *c = r.c;
         w->ncontacts = k + 1;
         if (restore_springs(c, &r) ||
-            (r.law_kind == LDEM_LAW_HERTZ_JAGER && restore_stack(w, c, &r, h)))
+            restore_history(w, c, &r, h))
             return ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory restoring contact %zu",
                                 k);
     }

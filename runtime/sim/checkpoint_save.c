@@ -81,13 +81,32 @@ static int section_end(sink *k)
     return k->rc;
 }
 
-static int is_jager(const ldem_world *w, const ldem_contact *c)
+/* The contact's history stack, top first, into a buffer the caller frees (NULL for a law
+ * without, or an empty stack); a broken stack is a bug, reported before anything is written. */
+static int export_history(const ldem_world *w, const ldem_contact *c, size_t k,
+                          ldem_law_cell **cells, ldem_err *err)
 {
-    return w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER;
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    *cells = NULL;
+    uint32_t n = ops->history_length ? ops->history_length(c->law_state) : 0;
+    if (!n)
+        return LDEM_OK;
+    if (!(*cells = malloc((size_t)n * sizeof **cells)))
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
+                            "checkpoint: out of memory for contact %zu's %u history cells", k, n);
+    ldem_law_env env = {&c->pair, (ldem_history_pool *)&w->pools[c->shard], 0};
+    ldem_err why;
+    ldem_err_clear(&why);
+    if (ops->history_export(&env, c->law_state, *cells, &why)) {
+        free(*cells);
+        *cells = NULL;
+        return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0, "checkpoint: contact %zu: %s", k,
+                            why.msg);
+    }
+    return LDEM_OK;
 }
 
-/* Check what the save relies on: valid indices, and a Jäger stack whose walk ends after
- * exactly `length` cells (a broken stack is a bug, reported before anything is written). */
+/* Check what the save relies on: valid indices, and a history stack that is whole. */
 static int check_contact_for_save(const ldem_world *w, size_t k, ldem_err *err)
 {
     const ldem_contact *c = &w->contacts[k];
@@ -100,40 +119,23 @@ static int check_contact_for_save(const ldem_world *w, size_t k, ldem_err *err)
         return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
                             "checkpoint: contact %zu has %u springs but no storage", k,
                             c->nsprings);
-    if (!is_jager(w, c))
-        return LDEM_OK;
-    const ldem_history_pool *pool = &w->pools[c->shard];
-    const ldem_jager_contact *j = &c->law_state.jager;
-    if (j->nheld > LDEM_JAGER_HELD || j->nheld > j->length)
-        return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
-                            "checkpoint: contact %zu: holds %u history cells of %u", k, j->nheld,
-                            j->length);
-    uint32_t cells = 0;
-    for (ldem_jager_cursor q = ldem_jager_first(pool, j); q.cell; ldem_jager_next(pool, &q)) {
-        if (q.pool_index >= pool->capacity || cells == j->length)
-            return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
-                                "checkpoint: contact %zu: history stack longer than its "
-                                "length %u or outside its pool",
-                                k, j->length);
-        cells++;
-    }
-    if (cells != c->law_state.jager.length)
-        return ldem_err_set(err, LDEM_ERR_INTERNAL, NULL, 0,
-                            "checkpoint: contact %zu: history stack holds %u cells but its "
-                            "length says %u",
-                            k, cells, c->law_state.jager.length);
-    return LDEM_OK;
+    ldem_law_cell *cells;
+    int rc = export_history(w, c, k, &cells, err);
+    free(cells);
+    return rc;
 }
 
 static uint32_t stack_cells(const ldem_world *w, const ldem_contact *c)
 {
-    return is_jager(w, c) ? c->law_state.jager.length : 0;
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    return ops->history_length ? ops->history_length(c->law_state) : 0;
 }
 
-/* How many of them the contact holds itself (ldem/contact/jager.h). */
+/* How many of them the contact holds itself. */
 static uint32_t held_cells(const ldem_world *w, const ldem_contact *c)
 {
-    return is_jager(w, c) ? c->law_state.jager.nheld : 0;
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    return ops->history_held ? ops->history_held(c->law_state) : 0;
 }
 
 static int write_header(sink *k, const ldem_world *w, uint64_t nframes)
@@ -251,37 +253,6 @@ static int write_cell(sink *k, const ldem_world *w)
     return section_end(k);
 }
 
-/* The law state as ten doubles: Jäger's seven scalars (the stack follows separately), or the
- * union's Mindlin view for every other law (whatever such a law keeps in those 80 bytes
- * comes back bit for bit; Jäger's state, with its held cells, is the union's larger member). */
-static void law_state_values(const ldem_world *w, const ldem_contact *c, double v[10])
-{
-    memset(v, 0, 10 * sizeof *v);
-    if (is_jager(w, c)) {
-        const ldem_jager_contact *j = &c->law_state.jager;
-        v[0] = j->d, v[1] = j->s[0], v[2] = j->s[1], v[3] = j->n, v[4] = j->t[0];
-        v[5] = j->t[1], v[6] = j->dissipated;
-    } else {
-        const ldem_mindlin_contact *m = &c->law_state.mindlin;
-        v[0] = m->d, v[1] = m->s[0], v[2] = m->s[1], v[3] = m->xi[0], v[4] = m->xi[1];
-        v[5] = m->a, v[6] = m->n, v[7] = m->t[0], v[8] = m->t[1], v[9] = m->dissipated;
-    }
-}
-
-/* A Jäger contact's growing leg (checkpoint_format.h), zeros for other laws. */
-static void chain_values(const ldem_world *w, const ldem_contact *c,
-                         double v[CONTACT_CHAIN_VALUES])
-{
-    memset(v, 0, CONTACT_CHAIN_VALUES * sizeof *v);
-    if (is_jager(w, c)) {
-        const ldem_jager_chain *ch = &c->law_state.jager.chain;
-        v[0] = ch->active, v[1] = ch->base, v[2] = ch->rise[0], v[3] = ch->rise[1];
-        v[4] = ch->rise_lo[0], v[5] = ch->rise_lo[1], v[6] = ch->offset[0];
-        v[7] = ch->offset[1], v[8] = ch->radius, v[9] = ch->n_base, v[10] = ch->t_below[0];
-        v[11] = ch->t_below[1];
-    }
-}
-
 /* The cached Hertz constants of a contact, in their declaration order. */
 static void pair_values(const ldem_elastic_pair *p, double v[10])
 {
@@ -289,11 +260,12 @@ static void pair_values(const ldem_elastic_pair *p, double v[10])
     v[5] = p->sqrt_rstar, v[6] = p->estar, v[7] = p->gstar, v[8] = p->kappa, v[9] = p->cn;
 }
 
-static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c)
+static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, size_t index)
 {
+    const ldem_law_ops *ops = w->laws[c->law].ops;
     uint32_t ncells = stack_cells(w, c);
     put_u32(k, c->i), put_u32(k, c->j), put_u32(k, c->law), put_u32(k, c->shard);
-    put_u32(k, (uint32_t)w->laws[c->law].law), put_u32(k, c->npatch);
+    put_u32(k, ops->id), put_u32(k, c->npatch);
     put_u32(k, c->nsprings), put_u32(k, ncells), put_u32(k, held_cells(w, c));
     put_quat(k, c->frame), put_vec3(k, c->normal), put_vec3(k, c->point);
     put_f64(k, c->overlap), put_f64(k, c->r1), put_f64(k, c->r2);
@@ -303,33 +275,28 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c)
     for (int q = 0; q < 10; q++)
         put_f64(k, pair[q]);
     put_f64(k, c->stored_normal), put_f64(k, c->dissipated);
-    double v[10];
-    law_state_values(w, c, v);
-    for (int q = 0; q < 10; q++)
+    double v[LDEM_LAW_SAVED_VALUES];
+    ops->save(c->law_state, v);
+    for (unsigned q = 0; q < LDEM_LAW_SAVED_VALUES; q++)
         put_f64(k, v[q]);
-    double chain[CONTACT_CHAIN_VALUES];
-    chain_values(w, c, chain);
+    double extra[CONTACT_CHAIN_VALUES] = {0};
+    if (ops->save_extra)
+        ops->save_extra(c->law_state, extra);
     for (unsigned q = 0; q < CONTACT_CHAIN_VALUES; q++)
-        put_f64(k, chain[q]);
-    if (ncells) {
-        /* The file lists each cell's top level (and N there), as jager.md does; the pool holds
-         * bottom levels: a cell's top is the base of the cell above, the top cell's is d. */
-        const ldem_history_pool *pool = &w->pools[c->shard];
-        const ldem_jager_params jp = {.pair = c->pair};
-        double z = c->law_state.jager.d, n = c->law_state.jager.n;
-        for (ldem_jager_cursor q = ldem_jager_first(pool, &c->law_state.jager); q.cell;
-             ldem_jager_next(pool, &q)) {
-            put_f64(k, z), put_f64(k, q.cell->w[0]);
-            put_f64(k, q.cell->w[1]);
-            if (pool->force)
-                put_f64(k, n);
-            put_f64(k, q.pool_index ? pool->merged[q.pool_index]
-                                    : c->law_state.jager.held_merged[c->law_state.jager.held_top ^
-                                                                     q.position]);
-            z = q.cell->base;
-            n = pool->force ? ldem_jager_cell_force(&jp, pool, &q) : 0.0;
-        }
+        put_f64(k, extra[q]);
+    ldem_law_cell *cells;
+    if (ncells && (k->rc = export_history(w, c, index, &cells, k->err)))
+        return;
+    /* each cell's top level, slope, N there when the pool caches forces, merged flag */
+    const ldem_history_pool *pool = &w->pools[c->shard];
+    for (uint32_t q = 0; q < ncells; q++) {
+        put_f64(k, cells[q].level), put_f64(k, cells[q].w[0]), put_f64(k, cells[q].w[1]);
+        if (pool->force)
+            put_f64(k, cells[q].force);
+        put_f64(k, cells[q].merged);
     }
+    if (ncells)
+        free(cells);
     for (uint32_t s = 0; s < c->nsprings; s++) {
         put_u32(k, c->springs[s].key);
         put_f64(k, c->springs[s].xi[0]), put_f64(k, c->springs[s].xi[1]);
@@ -349,7 +316,7 @@ static int write_contacts(sink *k, const ldem_world *w)
     if (section_begin(k, "CONT", length))
         return k->rc;
     for (size_t q = 0; q < w->ncontacts && !k->rc; q++)
-        write_contact(k, w, &w->contacts[q]);
+        write_contact(k, w, &w->contacts[q], q);
     return section_end(k);
 }
 

@@ -74,15 +74,12 @@ static void contact_new(const ldem_world *w, ldem_contact *c, uint32_t i, uint32
     c->frame = ldem_quat_identity();
 }
 
-/* Work a contact has dissipated so far: the tangential law's friction, wherever its law keeps
- * it, plus c->dissipated (the linear law's friction, the Hertz laws' normal damping). */
+/* Work a contact has dissipated so far: what its law's state keeps, plus c->dissipated (a
+ * node law's friction, the normal damping). */
 double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c)
 {
-    switch (w->laws[c->law].law) {
-    case LDEM_LAW_HERTZ_JAGER: return c->law_state.jager.dissipated + c->dissipated;
-    case LDEM_LAW_HERTZ_MINDLIN: return c->law_state.mindlin.dissipated + c->dissipated;
-    default: return c->dissipated;
-    }
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    return ops->dissipated ? ops->dissipated(c->law_state) + c->dissipated : c->dissipated;
 }
 
 /* A pair that left the candidate list: its work stays in the energy balance. */

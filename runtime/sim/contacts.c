@@ -17,7 +17,6 @@
 
 #include "ldem/contact/frame.h"
 #include "ldem/contact/hertz.h"
-#include "ldem/contact/linear.h"
 #include "ldem/sim/narrowphase.h"
 #include "sim_internal.h"
 #include "sphere_lanes_update.h" /* update_sphere_lanes, two lanes */
@@ -318,12 +317,8 @@ static double normal_damping(const ldem_world *w, ldem_contact *c, double zeta, 
  * already (cleared when it separated). */
 static void keep_gap(ldem_world *w, ldem_contact *c, double gap)
 {
-    enum ldem_law law = w->laws[c->law].law;
     c->overlap = gap;
-    if (law == LDEM_LAW_HERTZ_JAGER && !c->law_state.jager.length)
-        c->law_state.jager.d = gap;
-    else if (law == LDEM_LAW_HERTZ_MINDLIN)
-        c->law_state.mindlin.d = gap;
+    w->laws[c->law].ops->keep_gap(c->law_state, gap);
 }
 
 /* ldem__hertz_law_step, and the patch's geometry recorded in the contact. */
@@ -349,7 +344,9 @@ void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
         return;
     }
     ldem_vec3 n = p->normal;
-    c->kn = ldem_hertz_stiffness(&c->pair, d1);
+    const ldem_law_ops *ops = law->ops;
+    c->kn = ops->normal_stiffness ? ops->normal_stiffness(law, &c->pair, d1)
+                                  : ldem_hertz_stiffness(&c->pair, d1);
     double minus_t[2] = {-t[0], -t[1]};
     double damped = 0.0;
     if (law->damping > 0.0 && w->dt > 0.0) {
@@ -360,10 +357,12 @@ void ldem__hertz_forces(ldem_world *w, ldem_contact *c, const image_offset *off,
     }
     set_forces(w, c, off, ldem_vec3_scale(n, normal + damped),
                ldem_contact_from_frame(c->frame, minus_t, 0.0), p->point);
-    c->stored_normal = 0.4 * normal * d1;
+    c->stored_normal = ops->normal_energy ? ops->normal_energy(law, d1, normal)
+                                          : 0.4 * normal * d1;
 }
 
-/* Hertz normal force with the Jäger, Mindlin or no tangential law, on the patch. */
+/* A PATCH law's contact: its step on the patch's overlap and the tangential move in the
+ * contact frame, then the forces. */
 int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
                         const ldem_patch *p, const ldem_quat *dq)
 {
@@ -399,13 +398,13 @@ static const ldem_node_spring *spring_find(const ldem_node_spring *old, uint32_t
     return *pos < n && old[*pos].key == key ? &old[*pos] : NULL;
 }
 
-/* Kawamoto's node penalty: every penetrating node is its own spring pair. Analytic pairs act
- * as a single node at the contact point. */
-static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *off, ldem_hits *h,
+/* A NODES law's contact: every penetrating node is its own spring pair. Analytic pairs act as
+ * a single node at the contact point. */
+static int node_contact(ldem_world *w, ldem_contact *c, const image_offset *off, ldem_hits *h,
                           const ldem_patch *p, ldem_vec3 *phi)
 {
     const ldem_pair_law *law = &w->laws[c->law];
-    ldem_linear_params lp = {law->kn, law->ks, law->mu};
+    const ldem_law_ops *ops = law->ops;
     if (p->nnodes == 0 && h->count == 0 && p->overlap > 0.0) {
         if (h->capacity < 1) {
             ldem_node_hit *hit = realloc(h->hit, 8 * sizeof *hit);
@@ -439,8 +438,8 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
         ldem_vec3 du = ldem_vec3_sub(party_step(w, c->j, hit->point, off),
                                      material_step(w, c->i, hit->point, &NO_OFFSET));
         ldem_vec3 f_n, f_t;
-        ldem_vec3 f = ldem_linear_node_force(&lp, hit->depth, hit->normal, du, springs[k].xi,
-                                             &c->dissipated, &f_n, &f_t);
+        ldem_vec3 f = ops->node_force(law, hit->depth, hit->normal, du, springs[k].xi,
+                                      &c->dissipated, &f_n, &f_t);
         if (c->gen)
             project_hit(w, c, off, hit, f, phi, c->gen);
         fn = ldem_vec3_add(fn, f_n);
@@ -449,7 +448,7 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
                                                ldem_vec3_neg(f)));
         if (!wall)
             tj = ldem_vec3_add(tj, ldem_vec3_cross(ldem_vec3_sub(hit->point, xj), f));
-        stored += 0.5 * law->kn * hit->depth * hit->depth;
+        stored += ops->node_energy(law, hit->depth);
         if (hit->depth > deepest)
             deepest = hit->depth;
     }
@@ -468,7 +467,8 @@ static int linear_contact(ldem_world *w, ldem_contact *c, const image_offset *of
     return LDEM_OK;
 }
 
-/* Two rigid spheres under a Hertz law: the pair the shortcuts below take, apart
+/* Two rigid spheres under a law with Hertz's normal force: the pair the shortcuts below
+ * (which compute Hertz's stiffness and energy themselves) take, apart
  * (sphere_pair_stays_apart) or touching (update_held). A deformable party is left to
  * contact_update, which zeroes its generalized forces every step (gen_prepare). Nothing it
  * reads changes while the pair is a candidate, so each list build records it in the contact
@@ -477,7 +477,7 @@ static int rigid_hertz_sphere_pair(const ldem_world *w, const ldem_contact *c)
 {
     const ldem_bodies *b = &w->bodies;
     return !(c->j & LDEM_WALL_BIT) && b->kind[c->i] == LDEM_SHAPE_SPHERE &&
-           b->kind[c->j] == LDEM_SHAPE_SPHERE && w->laws[c->law].law != LDEM_LAW_LINEAR &&
+           b->kind[c->j] == LDEM_SHAPE_SPHERE && ldem_law_hertz_normal(w->laws[c->law].ops) &&
            !ldem_world_body_modes(w, c->i) && !ldem_world_body_modes(w, c->j);
 }
 
@@ -514,8 +514,8 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
         return ldem_err_set(err, rc, NULL, 0, "out of memory for generalized forces");
     if (rc)
         return rc;
-    if (w->laws[c->law].law == LDEM_LAW_LINEAR)
-        return linear_contact(w, c, off, h, &p, phi);
+    if (w->laws[c->law].ops->kind == LDEM_LAW_NODES)
+        return node_contact(w, c, off, h, &p, phi);
     rc = ldem__hertz_contact(w, c, off, &p, dq);
     if (!rc && c->gen && c->overlap > 0.0)
         project_patch(w, c, off, h, phi);
@@ -528,8 +528,8 @@ static int contact_update(ldem_world *w, ldem_contact *c, const image_offset *of
 static double normal_stiffness(const ldem_world *w, const ldem_contact *c)
 {
     const ldem_pair_law *law = &w->laws[c->law];
-    if (law->law == LDEM_LAW_LINEAR)
-        return law->kn * (c->nsprings ? c->nsprings : 1);
+    if (law->ops->kind == LDEM_LAW_NODES)
+        return law->ops->node_stiffness(law) * (c->nsprings ? c->nsprings : 1);
     return c->kn;
 }
 
@@ -676,7 +676,8 @@ static inline void prefetch_contact(const ldem_contact *c)
  * the record's lines asked for PREFETCH_AHEAD candidates ahead have come. */
 #define POOL_PREFETCH_AHEAD 4
 
-/* Ask for the top pooled cell of a Jäger contact's stack and its link, which the law reads
+/* Ask for the top pooled cell of a contact's history stack (a law with pooled history keeps
+ * its head at LDEM_LAW_HISTORY_HEAD_AT of its state: the Jäger law) and its link, which the law reads
  * when its walk passes the two cells the contact holds, moves that cell up, or cuts an
  * unloading stack below them. Each is a miss to DRAM (the pools outgrow the cache), and the
  * law's chain waits on it: on bench/lammps the law's calls took 160-170 cycles without,
@@ -685,11 +686,12 @@ static inline void prefetch_contact(const ldem_contact *c)
  * candidate touches is in the same record line, which may not have come yet, and a branch on
  * it mispredicted as often as touching and separated candidates alternate, each time throwing
  * away the work done while the line was on its way; that version gained nothing. Whatever
- * the record holds (a separated candidate's top is 0; under another law the union's bytes
- * are no index), the index is masked into the pool, and a prefetch changes no result. */
+ * the record holds (a separated candidate's top is 0; under another law those bytes are no
+ * index), the index is masked into the pool, and a prefetch changes no result. */
 static inline void prefetch_pool_top(const ldem_history_pool *pool, const ldem_contact *c)
 {
-    uint32_t top = c->law_state.jager.top;
+    uint32_t top;
+    memcpy(&top, c->law_state + LDEM_LAW_HISTORY_HEAD_AT, sizeof top);
     uint32_t index = top & -(uint32_t)(top < pool->capacity);
     __builtin_prefetch(&pool->cell[index]);
     __builtin_prefetch(&pool->next[index]);

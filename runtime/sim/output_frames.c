@@ -337,12 +337,13 @@ static int contact_data_alloc(contact_data *d, size_t n)
     return LDEM_ERR_NOMEM;
 }
 
-/* The Jäger stack length of a Jäger contact; other laws keep no history stack. */
+/* The length of a contact's history stack (0 under a law that keeps none). */
 static int32_t history_length(const ldem_world *w, const ldem_contact *c)
 {
-    if (w->laws[c->law].law != LDEM_LAW_HERTZ_JAGER)
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    if (!ops->history_length)
         return 0;
-    uint32_t n = c->law_state.jager.length;
+    uint32_t n = ops->history_length(c->law_state);
     return n > INT32_MAX ? INT32_MAX : (int32_t)n;
 }
 

@@ -248,25 +248,21 @@ static int parse_materials(ctx *c, const ldem_sn *root)
     return rc;
 }
 
-static const char *const LAW_NAMES[] = {
-    [LDEM_LAW_FRICTIONLESS] = "frictionless", [LDEM_LAW_HERTZ_JAGER] = "hertz-jager",
-    [LDEM_LAW_HERTZ_MINDLIN] = "hertz-mindlin", [LDEM_LAW_LINEAR] = "linear"};
-
-static int parse_model(ctx *c, const ldem_sn *entry, int *law)
+static int parse_model(ctx *c, const ldem_sn *entry, const ldem_law_ops **ops)
 {
     const ldem_sn *n = ldem_sn_get(entry, "model");
-    *law = LDEM_LAW_HERTZ_JAGER;
+    *ops = ldem_law_default();
     if (!n)
         return LDEM_OK;
     size_t mark = scene_key_push(c, "model");
-    int rc = LDEM_ERR_INPUT;
-    for (int k = 0; k < 4 && rc; k++)
-        if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, LAW_NAMES[k]) == 0)
-            *law = k, rc = LDEM_OK;
-    if (rc) {
-        char buf[80];
-        rc = FAIL(c, n, "unknown model %s; accepted: hertz-jager, hertz-mindlin, linear, "
-                  "frictionless", scene_looks(n, buf, sizeof buf));
+    const ldem_law_ops *found = n->kind == LDEM_SN_SCALAR ? ldem_law_find(n->text) : NULL;
+    int rc = LDEM_OK;
+    if (found) {
+        *ops = found;
+    } else {
+        char buf[80], names[256];
+        ldem_law_names(names, sizeof names);
+        rc = FAIL(c, n, "unknown model %s; accepted: %s", scene_looks(n, buf, sizeof buf), names);
     }
     scene_key_pop(c, mark);
     return rc;
@@ -303,75 +299,106 @@ static int parse_between(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
     return rc;
 }
 
-/* A parameter that only some models take. */
-/* `history: compressed | full` of a hertz-jager pair: full keeps every leg of the Jäger
- * history, to measure what lossless compression saves. */
-static int parse_history(ctx *c, const ldem_sn *entry, bool *full)
-{
-    const ldem_sn *n = ldem_sn_get(entry, "history");
-    *full = false;
-    if (!n)
-        return LDEM_OK;
-    size_t mark = scene_key_push(c, "history");
-    int rc = LDEM_OK;
-    if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, "full") == 0) {
-        *full = true;
-    } else if (!(n->kind == LDEM_SN_SCALAR && strcmp(n->text, "compressed") == 0)) {
-        char buf[80];
-        rc = FAIL(c, n, "expected compressed or full, got %s", scene_looks(n, buf, sizeof buf));
-    }
-    scene_key_pop(c, mark);
-    return rc;
-}
-
-static int refuse_param(ctx *c, const ldem_sn *entry, const char *key, int law, int allowed)
+/* A key this entry's model does not take (another model's parameter). */
+static int refuse_param(ctx *c, const ldem_sn *entry, const char *key, const ldem_law_ops *ops,
+                        int allowed)
 {
     const ldem_sn *n = ldem_sn_get(entry, key);
     if (!n || allowed)
         return LDEM_OK;
     size_t mark = scene_key_push(c, key);
-    int rc = FAIL(c, n, "does not apply to model %s", LAW_NAMES[law]);
+    int rc = FAIL(c, n, "does not apply to model %s", ops->name);
     scene_key_pop(c, mark);
     return rc;
 }
 
+/* A parameter given as one of its words (e.g. history: compressed | full), stored as the
+ * word's index. */
+static int parse_word(ctx *c, const ldem_sn *entry, const ldem_law_param *lp, double *out)
+{
+    const ldem_sn *n = ldem_sn_get(entry, lp->key);
+    if (!n)
+        return LDEM_OK;
+    size_t mark = scene_key_push(c, lp->key);
+    int rc = LDEM_ERR_INPUT;
+    for (size_t k = 0; lp->words[k] && rc; k++)
+        if (n->kind == LDEM_SN_SCALAR && strcmp(n->text, lp->words[k]) == 0)
+            *out = (double)k, rc = LDEM_OK;
+    if (rc) {
+        char buf[80], list[160];
+        scene_join_names(lp->words, list, sizeof list);
+        rc = FAIL(c, n, "expected one of %s, got %s", list, scene_looks(n, buf, sizeof buf));
+    }
+    scene_key_pop(c, mark);
+    return rc;
+}
+
+/* The law's own parameters, as its table declares them. */
+static int parse_law_params(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
+{
+    const ldem_law_ops *ops = out->ops;
+    int rc = LDEM_OK;
+    for (size_t k = 0; !rc && k < ops->nparams; k++) {
+        const ldem_law_param *lp = &ops->params[k];
+        out->p[k] = lp->fallback;
+        if (ldem_sn_get(entry, lp->key))
+            out->given |= 1u << k;
+        if (lp->words)
+            rc = parse_word(c, entry, lp, &out->p[k]);
+        else
+            rc = scene_num_field(c, entry, lp->key,
+                                 (range){lp->min, lp->max, lp->min_open, lp->max_open},
+                                 isnan(lp->fallback) ? lp->help : NULL, &out->p[k]);
+    }
+    return rc;
+}
+
+/* Every key a contacts entry may have: its own, and every registered law's parameters. */
+static size_t contact_keys(const char **keys, size_t room)
+{
+    static const char *const COMMON[] = {"between", "model", "friction", "damping"};
+    size_t n = 0, nlaws;
+    for (size_t k = 0; k < sizeof COMMON / sizeof *COMMON && n + 1 < room; k++)
+        keys[n++] = COMMON[k];
+    const ldem_law_ops *const *laws = ldem_laws(&nlaws);
+    for (size_t l = 0; l < nlaws; l++)
+        for (size_t k = 0; k < laws[l]->nparams && n + 1 < room; k++) {
+            int seen = 0;
+            for (size_t q = 0; q < n && !seen; q++)
+                seen = strcmp(keys[q], laws[l]->params[k].key) == 0;
+            if (!seen)
+                keys[n++] = laws[l]->params[k].key;
+        }
+    keys[n] = NULL;
+    return n;
+}
+
 static int parse_contact(ctx *c, const ldem_sn *entry, ldem_scene_contact *out)
 {
-    static const char *const keys[] = {"between", "model", "beta", "history", "friction", "kn",
-                                       "ks", "damping", NULL};
+    const char *keys[64];
+    contact_keys(keys, sizeof keys / sizeof *keys);
     int rc = scene_check_mapping(c, entry, keys);
     out->line = entry->line;
     out->friction = -1.0;
     if (!rc)
         rc = parse_between(c, entry, out);
     if (!rc)
-        rc = parse_model(c, entry, &out->law);
-    int law = out->law, linear = law == LDEM_LAW_LINEAR;
+        rc = parse_model(c, entry, &out->ops);
+    if (rc)
+        return rc;
+    const ldem_law_ops *ops = out->ops;
+    for (size_t k = 4; !rc && keys[k]; k++)
+        rc = refuse_param(c, entry, keys[k], ops, ldem_law_param_index(ops, keys[k]) >= 0);
     if (!rc)
-        rc = refuse_param(c, entry, "beta", law, law == LDEM_LAW_HERTZ_JAGER);
+        rc = refuse_param(c, entry, "friction", ops, (ops->flags & LDEM_LAW_FRICTION) != 0);
     if (!rc)
-        rc = refuse_param(c, entry, "history", law, law == LDEM_LAW_HERTZ_JAGER);
-    if (!rc)
-        rc = parse_history(c, entry, &out->full_history);
-    if (!rc)
-        rc = refuse_param(c, entry, "friction", law, law != LDEM_LAW_FRICTIONLESS);
-    if (!rc)
-        rc = refuse_param(c, entry, "kn", law, linear);
-    if (!rc)
-        rc = refuse_param(c, entry, "ks", law, linear);
-    if (!rc)
-        rc = refuse_param(c, entry, "damping", law, !linear);
+        rc = refuse_param(c, entry, "damping", ops, (ops->flags & LDEM_LAW_NORMAL_DAMPING) != 0);
     if (!rc)
         rc = scene_num_field(c, entry, "damping", (range){0.0, 1.0, 0, 0}, NULL, &out->damping);
     if (!rc)
-        rc = scene_num_field(c, entry, "beta", (range){0.0, 2.0, 0, 0}, NULL, &out->beta);
+        rc = parse_law_params(c, entry, out);
     if (!rc)
         rc = scene_num_field(c, entry, "friction", NONNEGATIVE, NULL, &out->friction);
-    if (!rc && linear)
-        rc = scene_num_field(c, entry, "kn", POSITIVE, "normal stiffness per node, > 0", &out->kn);
-    if (!rc && linear)
-        rc = scene_num_field(c, entry, "ks", NONNEGATIVE, "shear stiffness per node, >= 0",
-                             &out->ks);
     return rc;
 }
 

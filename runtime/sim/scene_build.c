@@ -68,54 +68,45 @@ static int entry_matches(const ldem_scene_contact *c, const char *a, const char 
            (name_matches(c->material_a, b) && name_matches(c->material_b, a));
 }
 
-/* One (E, ν) for the pair so that the Hertz module, which models two bodies of one material
- * (E* = E/(2(1 − ν²))), reproduces the exact E* = 1/((1 − ν1²)/E1 + (1 − ν2²)/E2); ν is the
- * mean (it only enters the tangential stiffness ratio). Equal materials keep their own. */
-static void effective_elastic(const ldem_material *a, const ldem_material *b, double *E,
-                              double *nu)
-{
-    if (a->E == b->E && a->nu == b->nu) {
-        *E = a->E;
-        *nu = a->nu;
-        return;
-    }
-    double estar = 1.0 / ((1.0 - a->nu * a->nu) / a->E + (1.0 - b->nu * b->nu) / b->E);
-    *nu = 0.5 * (a->nu + b->nu);
-    *E = 2.0 * (1.0 - *nu * *nu) * estar;
-}
-
 /* The last contacts entry that matches the pair decides its law wholesale; a pair no entry
- * matches gets hertz-jager, β = 0, μ = the mean of the two materials' friction. The
- * tangential Hertz laws need μ > 0, and with μ = 0 they reduce to the normal force alone, so
- * such a pair is stored as frictionless. */
-static ldem_pair_law resolve_law(const ldem_scene *s, const ldem_world *w, size_t a, size_t b)
+ * matches gets the registry's default law with its parameters' fallbacks and μ the mean of
+ * the two materials' friction. E* and G* mix exactly (ldem_elastic_mix_of). A law's own
+ * check of its parameters (ops->validate) names the entry that chose them. */
+static int resolve_law(const ldem_scene *s, ldem_world *w, size_t a, size_t b, ldem_err *err)
 {
     const ldem_material *ma = &w->materials[a], *mb = &w->materials[b];
     double mean_mu = 0.5 * (ma->friction + mb->friction);
-    ldem_pair_law law = {.law = LDEM_LAW_HERTZ_JAGER, .mu = mean_mu};
-    for (size_t k = 0; k < s->ncontacts; k++) {
-        const ldem_scene_contact *c = &s->contacts[k];
-        if (!entry_matches(c, ma->name, mb->name))
-            continue;
-        law = (ldem_pair_law){.law = c->law, .mu = c->friction >= 0.0 ? c->friction : mean_mu,
-                              .beta = c->beta, .full_history = c->full_history,
-                              .kn = c->kn, .ks = c->ks,
-                              .damping = c->damping};
+    const ldem_scene_contact *chosen = NULL;
+    for (size_t k = 0; k < s->ncontacts; k++)
+        if (entry_matches(&s->contacts[k], ma->name, mb->name))
+            chosen = &s->contacts[k];
+    ldem_elastic_mix elastic = ldem_elastic_mix_of(ma->E, ma->nu, mb->E, mb->nu);
+    ldem_pair_law law =
+        chosen ? ldem_pair_law_make(chosen->ops, elastic,
+                                    chosen->friction >= 0.0 ? chosen->friction : mean_mu,
+                                    chosen->damping, chosen->p, chosen->given)
+               : ldem_pair_law_make(ldem_law_default(), elastic, mean_mu, 0.0, NULL, 0);
+    law.mixed = !(ma->E == mb->E && ma->nu == mb->nu);
+    w->laws[a * w->nmaterials + b] = law;
+    ldem_err why;
+    ldem_err_clear(&why);
+    if (law.ops->validate && law.ops->validate(&law, &why)) {
+        long line = chosen ? chosen->line : 0;
+        return ldem_err_set(err, LDEM_ERR_INPUT, where(s, line), line,
+                            "contacts: %s between %s and %s: %s", law.ops->name, ma->name,
+                            mb->name, why.msg);
     }
-    effective_elastic(ma, mb, &law.E, &law.nu);
-    if (law.law == LDEM_LAW_FRICTIONLESS)
-        law.mu = 0.0;
-    if ((law.law == LDEM_LAW_HERTZ_JAGER || law.law == LDEM_LAW_HERTZ_MINDLIN) && law.mu == 0.0)
-        law.law = LDEM_LAW_FRICTIONLESS;
-    return law;
+    return LDEM_OK;
 }
 
-static void build_laws(const ldem_scene *s, ldem_world *w)
+static int build_laws(const ldem_scene *s, ldem_world *w, ldem_err *err)
 {
     size_t n = w->nmaterials;
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++)
-            w->laws[a * n + b] = resolve_law(s, w, a, b);
+    int rc = LDEM_OK;
+    for (size_t a = 0; a < n && !rc; a++)
+        for (size_t b = 0; b < n && !rc; b++)
+            rc = resolve_law(s, w, a, b, err);
+    return rc;
 }
 
 /* ---- shapes from bundles ---- */
@@ -715,10 +706,10 @@ int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err)
     int rc = map ? LDEM_OK : nomem(err);
     if (!rc)
         rc = build_materials(s, w, err);
-    if (!rc) {
-        build_laws(s, w);
+    if (!rc)
+        rc = build_laws(s, w, err);
+    if (!rc)
         rc = build_shapes(s, w, map, err);
-    }
     if (!rc)
         rc = build_bodies(s, w, map, err);
     if (!rc)

@@ -17,18 +17,9 @@
 #include "ldem/log.h"
 #include "ldem/sim/timestep.h"
 
-static const char *const LAW_NAMES[] = {
-    [LDEM_LAW_FRICTIONLESS] = "frictionless", [LDEM_LAW_HERTZ_JAGER] = "hertz-jager",
-    [LDEM_LAW_HERTZ_MINDLIN] = "hertz-mindlin", [LDEM_LAW_LINEAR] = "linear"};
-
 static const char *where(const ldem_scene *s, long line)
 {
     return line > 0 ? s->path : "--set";
-}
-
-static const char *law_name(int law)
-{
-    return law >= 0 && law <= LDEM_LAW_LINEAR ? LAW_NAMES[law] : "?";
 }
 
 /* "Rayleigh time of grain 7 (grains.2), sphere R 0.001, material glass against glass, law
@@ -39,15 +30,14 @@ static void describe_source(const ldem_scene *s, const ldem_world *w, const ldem
     uint32_t id = w->bodies.id[src->body];
     const ldem_scene_grain *g = &s->grains[id];
     const char *shape = w->bodies.kind[src->body] == LDEM_SHAPE_SPHERE ? "sphere" : "grain";
-    if (src->law == LDEM_LAW_LINEAR)
-        snprintf(buf, size, "node-spring period of grain %u (grains.%u), %s mass %.3g, "
-                 "material %.40s against %.40s, law linear", id, g->entry, shape, src->size,
-                 s->materials[src->material].name, s->materials[src->partner].name);
+    if (src->by_mass)
+        snprintf(buf, size, "contact period of grain %u (grains.%u), %s mass %.3g, "
+                 "material %.40s against %.40s, law %s", id, g->entry, shape, src->size,
+                 s->materials[src->material].name, s->materials[src->partner].name, src->law);
     else
         snprintf(buf, size, "Rayleigh time of grain %u (grains.%u), %s R %.3g, material %.40s "
                  "against %.40s, law %s", id, g->entry, shape, src->size,
-                 s->materials[src->material].name, s->materials[src->partner].name,
-                 law_name(src->law));
+                 s->materials[src->material].name, s->materials[src->partner].name, src->law);
 }
 
 static int check_fixed(const ldem_scene *s, ldem_world *w, ldem_err *err)

@@ -4,6 +4,7 @@
 #define LDEM_SIM_INTERNAL_H
 
 #include "ldem/contact/hertz.h"
+#include "ldem/contact/law.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
@@ -126,8 +127,8 @@ static inline int ldem__hertz_pair_update(const ldem_world *w, ldem_contact *c,
                                           const ldem_patch *p)
 {
     if (p->overlap > 0.0 && (p->r1 != c->r1 || p->r2 != c->r2)) {
-        const ldem_pair_law *law = &w->laws[c->law];
-        if (ldem_elastic_pair_init(&c->pair, law->E, law->nu, p->r1, p->r2, NULL))
+        const ldem_elastic_mix *e = &w->laws[c->law].elastic;
+        if (ldem_elastic_pair_init_moduli(&c->pair, e->E, e->nu, &e->moduli, p->r1, p->r2, NULL))
             return LDEM_ERR_INTERNAL;
         c->r1 = p->r1;
         c->r2 = p->r2;
@@ -135,33 +136,21 @@ static inline int ldem__hertz_pair_update(const ldem_world *w, ldem_contact *c,
     return LDEM_OK;
 }
 
-/* The law's step of a Hertz contact whose frame is up to date (ds: the tangential move of
+/* What a contact's law is given besides its parameters and state. */
+static inline ldem_law_env ldem__law_env(ldem_world *w, ldem_contact *c)
+{
+    return (ldem_law_env){&c->pair, &w->pools[c->shard], w->track_energy};
+}
+
+/* The law's step of a PATCH contact whose frame is up to date (ds: the tangential move of
  * j's material point against i's, in the frame, d1 the new overlap): N and the tangential
- * force T in the frame. Inline, for the lanes' loop over their laws. */
+ * force T in the frame. Inline, for the lanes' loop over their contacts. */
 static inline int ldem__hertz_law_step(ldem_world *w, ldem_contact *c, double d1,
                                        const double ds[2], double *normal, double t[2])
 {
     const ldem_pair_law *law = &w->laws[c->law];
-    int rc = LDEM_OK;
-    t[0] = t[1] = 0.0;
-    if (law->law == LDEM_LAW_HERTZ_JAGER && law->mu > 0.0) {
-        rc = ldem_jager_step_pair(&c->pair, law->mu, law->beta,
-                                  (w->track_energy ? LDEM_JAGER_ENERGY : 0u) |
-                                      (law->full_history ? LDEM_JAGER_FULL_HISTORY : 0u),
-                                  &w->pools[c->shard], &c->law_state.jager, d1, ds);
-        *normal = c->law_state.jager.n;
-        t[0] = c->law_state.jager.t[0];
-        t[1] = c->law_state.jager.t[1];
-    } else if (law->law == LDEM_LAW_HERTZ_MINDLIN && law->mu > 0.0) {
-        ldem_mindlin_params mp = {c->pair, law->mu};
-        ldem_mindlin_step(&mp, &c->law_state.mindlin, d1, ds);
-        *normal = c->law_state.mindlin.n;
-        t[0] = c->law_state.mindlin.t[0];
-        t[1] = c->law_state.mindlin.t[1];
-    } else {
-        *normal = ldem_hertz_force(&c->pair, d1);
-    }
-    return rc;
+    ldem_law_env env = ldem__law_env(w, c);
+    return law->ops->step(law, &env, c->law_state, d1, ds, normal, t);
 }
 
 /* The patch's geometry recorded in the contact, after its law's step. */

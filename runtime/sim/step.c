@@ -11,8 +11,6 @@
 #include <omp.h>
 #endif
 
-#include "ldem/contact/jager.h"
-#include "ldem/contact/mindlin.h"
 #include "ldem/sim/integrate.h"
 #include "sim_internal.h"
 
@@ -300,16 +298,18 @@ static int compact_pools(ldem_world *w, ldem_err *err)
             return LDEM_OK; /* compaction is an optimization: skip it when memory is short */
         uint32_t m = 0;
         for (uint32_t q = k->shard_start[s]; q < k->shard_start[s + 1]; q++) {
-            const ldem_contact *c = &w->contacts[k->shard_list[q]];
-            if (w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER)
-                heads[m++] = c->law_state.jager.top;
+            ldem_contact *c = &w->contacts[k->shard_list[q]];
+            const ldem_law_ops *ops = w->laws[c->law].ops;
+            if (ops->history_head)
+                heads[m++] = *ops->history_head(c->law_state);
         }
         int rc = ldem_history_pool_compact(&w->pools[s], heads, m, sizeof *heads, err);
         m = 0;
         for (uint32_t q = k->shard_start[s]; rc == LDEM_OK && q < k->shard_start[s + 1]; q++) {
             ldem_contact *c = &w->contacts[k->shard_list[q]];
-            if (w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER)
-                c->law_state.jager.top = heads[m++];
+            const ldem_law_ops *ops = w->laws[c->law].ops;
+            if (ops->history_head)
+                *ops->history_head(c->law_state) = heads[m++];
         }
         free(heads);
         if (rc)
@@ -381,39 +381,25 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     }
     r->potential = potential(w) - w->potential0;
     double dissipated = w->dissipated_contacts_released;
-    uint64_t jager_touching = 0, jager_cells = 0;
+    uint64_t history_touching = 0, history_cells = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
         const ldem_pair_law *law = &w->laws[c->law];
+        const ldem_law_ops *ops = law->ops;
         dissipated += ldem_contact_dissipated(w, c);
-        switch (law->law) {
-        case LDEM_LAW_HERTZ_JAGER:
-            if (c->overlap > 0.0 && law->mu > 0.0) {
-                ldem_jager_params jp = {c->pair, law->mu, law->beta, false, law->full_history};
-                r->stored_tangential +=
-                    ldem_jager_stored_energy(&jp, &w->pools[c->shard], &c->law_state.jager);
-                jager_touching++;
-                jager_cells += c->law_state.jager.length;
-                if (c->law_state.jager.length > r->max_history)
-                    r->max_history = c->law_state.jager.length;
-            }
-            break;
-        case LDEM_LAW_HERTZ_MINDLIN:
-            if (c->overlap > 0.0 && law->mu > 0.0) {
-                ldem_mindlin_params mp = {c->pair, law->mu};
-                r->stored_tangential += ldem_mindlin_stored_energy(&mp, &c->law_state.mindlin);
-            }
-            break;
-        case LDEM_LAW_LINEAR:
-            for (uint32_t s = 0; s < c->nsprings; s++)
-                r->stored_tangential += 0.5 * law->ks *
-                                        (c->springs[s].xi[0] * c->springs[s].xi[0] +
-                                         c->springs[s].xi[1] * c->springs[s].xi[1] +
-                                         c->springs[s].xi[2] * c->springs[s].xi[2]);
-            break;
-        default:
-            break;
+        if (c->overlap > 0.0 && ops->stored_tangential) {
+            ldem_law_env env = {&c->pair, (ldem_history_pool *)&w->pools[c->shard], 0};
+            r->stored_tangential += ops->stored_tangential(law, &env, c->law_state);
         }
+        if (c->overlap > 0.0 && ops->history_length && law->mu > 0.0) {
+            uint32_t length = ops->history_length(c->law_state);
+            history_touching++;
+            history_cells += length;
+            if (length > r->max_history)
+                r->max_history = length;
+        }
+        for (uint32_t s = 0; ops->spring_energy && s < c->nsprings; s++)
+            r->stored_tangential += ops->spring_energy(law, c->springs[s].xi);
         if (ldem_contact_touching(c)) {
             r->stored_normal += c->stored_normal;
             r->contacts++;
@@ -437,7 +423,7 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     double imbalance =
         total + r->dissipated + r->damped - r->work_walls - r->work_cell - w->e_initial;
     r->balance_error = scale > 0.0 ? imbalance / scale : 0.0;
-    r->mean_history = jager_touching ? (double)jager_cells / (double)jager_touching : 0.0;
+    r->mean_history = history_touching ? (double)history_cells / (double)history_touching : 0.0;
     r->history_bytes = ldem_world_history_bytes(w);
     r->history_cells = ldem_world_history_cells(w);
     if (w->cell.periodic) {

@@ -13,19 +13,6 @@
 
 static const double PI = 3.14159265358979323846;
 
-/* Rayleigh-wave time of a sphere of radius R (Li, Xu & Thornton 2005). */
-static double rayleigh_time(double R, double density, double E, double nu)
-{
-    double G = E / (2.0 * (1.0 + nu));
-    return PI * R * sqrt(density / G) / (0.1631 * nu + 0.8766);
-}
-
-/* Half the period of a mass m on n node springs kn, over π: 2 √(m / (n kn)). */
-static double linear_time(double mass, double kn)
-{
-    return 2.0 * sqrt(mass / (LDEM_LINEAR_NODES_ASSUMED * kn));
-}
-
 /* The size a Rayleigh estimate uses: a sphere's radius, a level-set grain's volume-equivalent
  * radius (its bounding radius would overestimate the step for elongated grains). */
 static double equivalent_radius(const ldem_world *w, size_t i)
@@ -68,7 +55,7 @@ double ldem_world_critical_dt(const ldem_world *w)
 double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src)
 {
     if (src)
-        *src = (ldem_dt_source){0, 0, 0, 0, 0.0};
+        *src = (ldem_dt_source){0, 0, 0, "", 0, 0.0};
     if (!w->bodies.count || !w->nmaterials)
         return INFINITY;
     per_material *pm = malloc(w->nmaterials * sizeof *pm);
@@ -83,19 +70,16 @@ double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src)
             if (!pm[b].present)
                 continue;
             const ldem_pair_law *law = ldem_world_law(w, (uint32_t)a, (uint32_t)b);
-            double t = law->law == LDEM_LAW_LINEAR
-                           ? linear_time(pm[a].mass, law->kn)
-                           : rayleigh_time(pm[a].radius, w->materials[a].density, law->E,
-                                           law->nu);
+            ldem_law_grain g = {pm[a].radius, pm[a].mass, w->materials[a].density};
+            int by_mass = 0;
+            double t = law->ops->critical_time(law, &g, &by_mass);
             /* Central differences with damping ratio ζ are stable up to ω dt = 2(√(1 + ζ²) − ζ)
              * instead of 2 (the contact's normal damping). */
             t *= sqrt(1.0 + law->damping * law->damping) - law->damping;
-            if (t < dt && src) {
-                int linear = law->law == LDEM_LAW_LINEAR;
-                *src = (ldem_dt_source){linear ? pm[a].lightest : pm[a].smallest,
-                                        (uint32_t)a, (uint32_t)b, law->law,
-                                        linear ? pm[a].mass : pm[a].radius};
-            }
+            if (t < dt && src)
+                *src = (ldem_dt_source){by_mass ? pm[a].lightest : pm[a].smallest, (uint32_t)a,
+                                        (uint32_t)b, law->ops->name, by_mass,
+                                        by_mass ? pm[a].mass : pm[a].radius};
             dt = t < dt ? t : dt;
         }
     }

@@ -46,9 +46,9 @@ static void bodies_free(ldem_bodies *b)
 
 void ldem_contact_release(ldem_world *w, ldem_contact *c)
 {
-    const ldem_pair_law *law = &w->laws[c->law];
-    if (law->law == LDEM_LAW_HERTZ_JAGER)
-        ldem_jager_release(&w->pools[c->shard], &c->law_state.jager);
+    const ldem_law_ops *ops = w->laws[c->law].ops;
+    if (ops->history_release)
+        ops->history_release(&w->pools[c->shard], c->law_state);
     free(c->springs);
     c->springs = NULL;
     c->nsprings = c->springs_capacity = 0;
@@ -211,10 +211,12 @@ uint64_t ldem_world_history_cells(const ldem_world *w)
     uint64_t n = 0;
     for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
         n += w->pools[s].live;
-    /* and the top cells the Jäger contacts hold themselves */
-    for (size_t k = 0; k < w->ncontacts; k++)
-        if (w->laws[w->contacts[k].law].law == LDEM_LAW_HERTZ_JAGER)
-            n += w->contacts[k].law_state.jager.nheld;
+    /* and the top cells the contacts hold themselves */
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        const ldem_law_ops *ops = w->laws[w->contacts[k].law].ops;
+        if (ops->history_held)
+            n += ops->history_held(w->contacts[k].law_state);
+    }
     return n;
 }
 

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../support/law_states.h"
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
 #include "ldem/contact/jager.h"
@@ -192,7 +193,7 @@ static void drive_jager(ldem_world *w, int steps, uint64_t seed)
             double target[2] = {amp * cos(angle) + rng_uniform(-1e-3, 1e-3) * smax,
                                 amp * sin(angle) + rng_uniform(-1e-3, 1e-3) * smax};
             cr_assert_eq(
-                ldem_jager_move_to(&p, &w->pools[c->shard], &c->law_state.jager, d, target),
+                ldem_jager_move_to(&p, &w->pools[c->shard], &JAGER_STATE(c), d, target),
                 LDEM_OK);
         }
 }
@@ -209,7 +210,7 @@ static void drive_mindlin(ldem_world *w, int steps, uint64_t seed)
             cr_assert_eq(ldem_elastic_pair_init(&pair, 70e9, 0.25, c->r1, c->r2, &err), LDEM_OK);
             cr_assert_eq(ldem_mindlin_params_init(&p, &pair, 0.3, &err), LDEM_OK);
             double ds[2] = {rng_uniform(-1e-7, 1e-7), rng_uniform(-1e-7, 1e-7)};
-            ldem_mindlin_step(&p, &c->law_state.mindlin, D_REF * rng_uniform(0.6, 1.4), ds);
+            ldem_mindlin_step(&p, &MINDLIN_STATE(c), D_REF * rng_uniform(0.6, 1.4), ds);
         }
 }
 
@@ -222,7 +223,7 @@ static void jager_world(ldem_world *w, uint64_t seed)
     drive_jager(w, 34, seed + 1);
     /* Release one contact's history in the middle of a shared pool: free cells between live
      * ones, so the restored pool cannot simply mirror indices. */
-    ldem_jager_release(&w->pools[w->contacts[2].shard], &w->contacts[2].law_state.jager);
+    ldem_jager_release(&w->pools[w->contacts[2].shard], &JAGER_STATE(&w->contacts[2]));
     drive_jager(w, 12, seed + 2);
 }
 
@@ -234,7 +235,7 @@ static void assert_stacks_equal(const ldem_world *a, const ldem_world *b, size_t
 {
     const ldem_contact *ca = &a->contacts[k], *cb = &b->contacts[k];
     const ldem_history_pool *pa = &a->pools[ca->shard], *pb = &b->pools[cb->shard];
-    const ldem_jager_contact *ja = &ca->law_state.jager, *jb = &cb->law_state.jager;
+    const ldem_jager_contact *ja = &JAGER_STATE(ca), *jb = &JAGER_STATE(cb);
     /* the same cells, and the same ones held by the contact (the rest pooled) */
     cr_assert_eq(ja->nheld, jb->nheld, "contact %zu: held cells", k);
     ldem_jager_cursor qa = ldem_jager_first(pa, ja), qb = ldem_jager_first(pb, jb);
@@ -244,8 +245,8 @@ static void assert_stacks_equal(const ldem_world *a, const ldem_world *b, size_t
         ldem_jager_next(pa, &qa), ldem_jager_next(pb, &qb), cells++;
     }
     cr_assert(!qa.cell && !qb.cell, "contact %zu: stacks of different lengths", k);
-    cr_assert_eq(cells, ca->law_state.jager.length);
-    cr_assert_eq(cells, cb->law_state.jager.length);
+    cr_assert_eq(cells, JAGER_STATE(ca).length);
+    cr_assert_eq(cells, JAGER_STATE(cb).length);
 }
 
 static void assert_worlds_equal(const ldem_world *a, const ldem_world *b, int law)
@@ -303,7 +304,7 @@ static void assert_worlds_equal(const ldem_world *a, const ldem_world *b, int la
         SAME_BITS(ca->stored_normal, cb->stored_normal, "contact %zu: stored_normal", k);
         SAME_BITS(ca->dissipated, cb->dissipated, "contact %zu: dissipated", k);
         if (law == LDEM_LAW_HERTZ_JAGER) {
-            const ldem_jager_contact *ja = &ca->law_state.jager, *jb = &cb->law_state.jager;
+            const ldem_jager_contact *ja = &JAGER_STATE(ca), *jb = &JAGER_STATE(cb);
             SAME_BITS(ja->d, jb->d, "contact %zu: d", k);
             SAME_BITS(ja->s, jb->s, "contact %zu: s", k);
             SAME_BITS(ja->n, jb->n, "contact %zu: n", k);
@@ -311,8 +312,10 @@ static void assert_worlds_equal(const ldem_world *a, const ldem_world *b, int la
             SAME_BITS(ja->dissipated, jb->dissipated, "contact %zu: dissipated", k);
             assert_stacks_equal(a, b, k);
         } else {
-            /* Every other law: the union's Mindlin view, bit for bit. */
-            SAME_BITS(ca->law_state.mindlin, cb->law_state.mindlin, "contact %zu: law state", k);
+            /* Every other law: the state it declares, bit for bit. */
+            size_t bytes = a->laws[ca->law].ops->state_size;
+            cr_assert(memcmp(ca->law_state, cb->law_state, bytes) == 0,
+                      "contact %zu: law state", k);
         }
         for (uint32_t s = 0; s < ca->nsprings; s++) {
             cr_assert_eq(ca->springs[s].key, cb->springs[s].key);
@@ -351,7 +354,7 @@ Test(checkpoint, jager_round_trip_bitwise)
     /* The test must exercise real stacks: long ones, several per pool, a hole. */
     uint32_t longest = 0, total = 0;
     for (size_t k = 0; k < a.ncontacts; k++) {
-        uint32_t len = a.contacts[k].law_state.jager.length;
+        uint32_t len = JAGER_STATE(&a.contacts[k]).length;
         longest = len > longest ? len : longest;
         total += len;
     }
@@ -396,7 +399,7 @@ Test(checkpoint, mindlin_round_trip_bitwise)
     int loaded = 0;
     for (size_t k = 0; k < a.ncontacts; k++)
         loaded +=
-            a.contacts[k].law_state.mindlin.xi[0] != 0 && a.contacts[k].law_state.mindlin.a > 0;
+            MINDLIN_STATE(&a.contacts[k]).xi[0] != 0 && MINDLIN_STATE(&a.contacts[k]).a > 0;
     cr_assert_gt(loaded, 4);
     save_ok(path, &a, NULL);
     build_world(&b, LDEM_LAW_HERTZ_MINDLIN, NBODIES);
@@ -410,8 +413,7 @@ Test(checkpoint, mindlin_round_trip_bitwise)
     ldem_world_free(&b);
 }
 
-/* Linear law: node springs, and whatever the law keeps in the state union (random bits here,
- * NaN patterns excluded: the loader refuses non-finite values). */
+/* Linear law: node springs (the law keeps no other state). */
 Test(checkpoint, linear_springs_round_trip)
 {
     char dir[512], path[600];
@@ -423,10 +425,6 @@ Test(checkpoint, linear_springs_round_trip)
     add_contacts(&a, NPAIRS);
     for (size_t k = 0; k < a.ncontacts; k++) {
         ldem_contact *c = &a.contacts[k];
-        /* the Mindlin view, which the file keeps for every law but Jäger's */
-        double *state = (double *)&c->law_state.mindlin;
-        for (size_t q = 0; q < sizeof c->law_state.mindlin / sizeof(double); q++)
-            state[q] = rng_uniform(-1, 1);
         c->nsprings = (uint32_t)(k % 4) * 3; /* 0 to 9 springs */
         c->springs_capacity = c->nsprings + 5;
         c->springs = calloc(c->springs_capacity, sizeof *c->springs);
@@ -462,8 +460,8 @@ static uint32_t zero_width_cells(const ldem_world *w, size_t k)
     const ldem_contact *c = &w->contacts[k];
     const ldem_history_pool *pool = &w->pools[c->shard];
     uint32_t n = 0;
-    double above = c->law_state.jager.d;
-    for (ldem_jager_cursor q = ldem_jager_first(pool, &c->law_state.jager); q.cell;
+    double above = JAGER_STATE(c).d;
+    for (ldem_jager_cursor q = ldem_jager_first(pool, &JAGER_STATE(c)); q.cell;
          ldem_jager_next(pool, &q)) {
         n += q.cell->base >= above;
         above = q.cell->base;
@@ -484,10 +482,10 @@ Test(checkpoint, front_on_a_cell_base_round_trips_and_zero_width_is_refused)
     ldem_history_pool *pool = &a.pools[c->shard];
     ldem_jager_params p = jager_params(c);
     const double d = D_REF, s = p.mu * p.pair.kappa * 1e-9;
-    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){0, 0}), LDEM_OK);
-    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){s, 0}), LDEM_OK);
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &JAGER_STATE(c), d, (double[2]){0, 0}), LDEM_OK);
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &JAGER_STATE(c), d, (double[2]){s, 0}), LDEM_OK);
     double back = s - 2 * s * (1 - 2e-15);
-    cr_assert_eq(ldem_jager_move_to(&p, pool, &c->law_state.jager, d, (double[2]){back, 0}),
+    cr_assert_eq(ldem_jager_move_to(&p, pool, &JAGER_STATE(c), d, (double[2]){back, 0}),
                  LDEM_OK);
     cr_assert_eq(zero_width_cells(&a, 0), 0u, "the law left a cell without width");
     save_ok(path, &a, NULL);
@@ -508,7 +506,7 @@ Test(checkpoint, front_on_a_cell_base_round_trips_and_zero_width_is_refused)
     add_contacts(&a, 1);
     c = &a.contacts[0];
     pool = &a.pools[c->shard];
-    ldem_jager_contact *j = &c->law_state.jager;
+    ldem_jager_contact *j = &JAGER_STATE(c);
     const double base = d - 1e-9;
     uint32_t bottom = ldem_history_push(pool, 0);
     cr_assert_neq(bottom, 0u);
@@ -705,7 +703,7 @@ Test(checkpoint, version_3_loads_with_cells_marked_merged)
     uint32_t cells = 0;
     for (size_t k = 0; k < a.ncontacts; k++) {
         assert_stacks_equal(&a, &b, k);
-        const ldem_jager_contact *j = &b.contacts[k].law_state.jager;
+        const ldem_jager_contact *j = &JAGER_STATE(&b.contacts[k]);
         cr_assert_eq(j->chain.active, 0u, "contact %zu: a version-3 leg does not grow", k);
         const ldem_history_pool *pool = &b.pools[b.contacts[k].shard];
         for (ldem_jager_cursor q = ldem_jager_first(pool, j); q.cell; ldem_jager_next(pool, &q)) {
@@ -725,11 +723,11 @@ Test(checkpoint, version_3_loads_with_cells_marked_merged)
     jager_world(&c3, 300);
     load_ok(flat, &c3, NULL);
     size_t k3 = zero_width_contact;
-    cr_assert_eq(c3.contacts[k3].law_state.jager.length, a.contacts[k3].law_state.jager.length - 1,
+    cr_assert_eq(JAGER_STATE(&c3.contacts[k3]).length, JAGER_STATE(&a.contacts[k3]).length - 1,
                  "the cell without width is left out");
-    double above = c3.contacts[k3].law_state.jager.d;
+    double above = JAGER_STATE(&c3.contacts[k3]).d;
     const ldem_history_pool *p3 = &c3.pools[c3.contacts[k3].shard];
-    for (ldem_jager_cursor q = ldem_jager_first(p3, &c3.contacts[k3].law_state.jager); q.cell;
+    for (ldem_jager_cursor q = ldem_jager_first(p3, &JAGER_STATE(&c3.contacts[k3])); q.cell;
          ldem_jager_next(p3, &q)) {
         cr_assert_lt(q.cell->base, above, "levels fall strictly after the restore");
         above = q.cell->base;
@@ -740,8 +738,8 @@ Test(checkpoint, version_3_loads_with_cells_marked_merged)
     drive_jager(&a, 30, 300);
     drive_jager(&b, 30, 300);
     for (size_t k = 0; k < a.ncontacts; k++) {
-        const ldem_jager_contact *ja = &a.contacts[k].law_state.jager;
-        const ldem_jager_contact *jb = &b.contacts[k].law_state.jager;
+        const ldem_jager_contact *ja = &JAGER_STATE(&a.contacts[k]);
+        const ldem_jager_contact *jb = &JAGER_STATE(&b.contacts[k]);
         double mun = 0.3 * fmax(ja->n, 1e-300);
         cr_assert_eq(ja->n, jb->n);
         cr_assert_leq(hypot(ja->t[0] - jb->t[0], ja->t[1] - jb->t[1]), 1e-12 * mun,
@@ -1040,10 +1038,10 @@ Test(checkpoint, save_is_atomic)
     save_ok(path, &a, NULL);
     size_t n0;
     unsigned char *before = slurp(path, &n0);
-    a.contacts[0].law_state.jager.length++;
+    JAGER_STATE(&a.contacts[0]).length++;
     cr_assert_eq(ldem_checkpoint_save(path, &a, NULL, &err), LDEM_ERR_INTERNAL);
     cr_assert(strstr(err.msg, "contact 0"), "%s", err.msg);
-    a.contacts[0].law_state.jager.length--;
+    JAGER_STATE(&a.contacts[0]).length--;
     size_t n1;
     unsigned char *after = slurp(path, &n1);
     cr_assert(n0 == n1 && memcmp(before, after, n0) == 0, "the old checkpoint was changed");

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/contact/jager.h"
 #include "ldem/sim/checkpoint.h"
 #include "world_fixture.h"
@@ -149,7 +150,7 @@ Test(jager_law, checkpoint_after_merging_legs_of_equal_force_loads)
     ldem_world a, b;
     for (ldem_world *w = &a; w; w = w == &a ? &b : NULL) {
         wf_world(w, LDEM_LAW_HERTZ_JAGER);
-        w->laws[0].beta = 0.1;
+        w->laws[0].p[LDEM_JAGER_P_BETA] = 0.1;
         wf_add_sphere(w, ldem_vec3_make(0, 0, 0), 5e-4, ldem_vec3_zero());
         wf_add_sphere(w, ldem_vec3_make(1e-3, 0, 0), 5e-4, ldem_vec3_zero());
     }
@@ -161,7 +162,7 @@ Test(jager_law, checkpoint_after_merging_legs_of_equal_force_loads)
     ldem_jager_params p;
     pair_params(&p, 5e-4, 0.1);
     c->pair = p.pair;
-    equal_force_legs(&p, &a.pools[0], &c->law_state.jager);
+    equal_force_legs(&p, &a.pools[0], &JAGER_STATE(c));
     ldem_err err;
     cr_assert_eq(ldem_checkpoint_save(path, &a, NULL, &err), LDEM_OK, "%s", err.msg);
     ldem_err_clear(&err);

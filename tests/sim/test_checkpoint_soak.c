@@ -66,6 +66,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../support/law_states.h"
 #include "ldem/contact/jager.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/step.h"
@@ -175,7 +176,7 @@ static void assert_same_files(const char *a, const char *b, uint64_t step)
 static void assert_same_stack(const ldem_world *a, const ldem_world *b, size_t k)
 {
     const ldem_contact *ca = &a->contacts[k], *cb = &b->contacts[k];
-    const ldem_jager_contact *ja = &ca->law_state.jager, *jb = &cb->law_state.jager;
+    const ldem_jager_contact *ja = &JAGER_STATE(ca), *jb = &JAGER_STATE(cb);
     const ldem_history_pool *pa = &a->pools[ca->shard], *pb = &b->pools[cb->shard];
     cr_assert(ja->length == jb->length && ja->nheld == jb->nheld,
               "step %llu: contact %zu: %u cells (%u held) against %u (%u held)",
@@ -214,8 +215,8 @@ static void assert_same_contact(const ldem_world *a, const ldem_world *b, size_t
     SAME(ca->stored_normal, cb->stored_normal, "step %llu: contact %zu: stored energy", s, k);
     SAME(ca->kn, cb->kn, "step %llu: contact %zu: kn", s, k);
     SAME(ca->dissipated, cb->dissipated, "step %llu: contact %zu: dissipated", s, k);
-    if (a->laws[ca->law].law == LDEM_LAW_HERTZ_JAGER) {
-        const ldem_jager_contact *ja = &ca->law_state.jager, *jb = &cb->law_state.jager;
+    if (a->laws[ca->law].ops->id == LDEM_LAW_HERTZ_JAGER) {
+        const ldem_jager_contact *ja = &JAGER_STATE(ca), *jb = &JAGER_STATE(cb);
         SAME(ja->d, jb->d, "step %llu: contact %zu: Jäger d", s, k);
         SAME(ja->s, jb->s, "step %llu: contact %zu: Jäger s", s, k);
         SAME(ja->n, jb->n, "step %llu: contact %zu: Jäger N", s, k);
@@ -223,7 +224,7 @@ static void assert_same_contact(const ldem_world *a, const ldem_world *b, size_t
         SAME(ja->dissipated, jb->dissipated, "step %llu: contact %zu: Jäger dissipated", s, k);
         assert_same_stack(a, b, k);
     } else {
-        SAME(ca->law_state.mindlin, cb->law_state.mindlin, "step %llu: contact %zu: law state",
+        SAME(MINDLIN_STATE(ca), MINDLIN_STATE(cb), "step %llu: contact %zu: law state",
              s, k);
     }
     for (uint32_t q = 0; q < ca->nsprings; q++)
@@ -308,9 +309,9 @@ static void tally_stacks(const ldem_world *w, tally *t)
 {
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
-        if (w->laws[c->law].law != LDEM_LAW_HERTZ_JAGER)
+        if (w->laws[c->law].ops->id != LDEM_LAW_HERTZ_JAGER)
             continue;
-        const ldem_jager_contact *j = &c->law_state.jager;
+        const ldem_jager_contact *j = &JAGER_STATE(c);
         const ldem_history_pool *pool = &w->pools[c->shard];
         double above = j->d;
         for (ldem_jager_cursor q = ldem_jager_first(pool, j); q.cell; ldem_jager_next(pool, &q)) {
@@ -330,7 +331,7 @@ static int zero_width_below_top(const ldem_world *w, size_t k)
 {
     const ldem_contact *c = &w->contacts[k];
     const ldem_history_pool *pool = &w->pools[c->shard];
-    ldem_jager_cursor q = ldem_jager_first(pool, &c->law_state.jager);
+    ldem_jager_cursor q = ldem_jager_first(pool, &JAGER_STATE(c));
     if (!q.cell)
         return 0;
     double base = q.cell->base;
@@ -461,7 +462,8 @@ static void box_scene(ldem_world *w)
 static void dem_world(ldem_world *w, const dem_case *dc)
 {
     wf_world(w, dc->law);
-    w->laws[0].beta = dc->beta;
+    if (dc->law == LDEM_LAW_HERTZ_JAGER)
+        w->laws[0].p[LDEM_JAGER_P_BETA] = dc->beta;
     w->laws[0].damping = dc->damping;
     w->track_energy = dc->track_energy;
     if (dc->scene == PERIODIC)
@@ -648,7 +650,7 @@ Test(soak, box_linear)
 static void direct_world(ldem_world *w, double beta, int cache_force)
 {
     wf_world(w, LDEM_LAW_HERTZ_JAGER);
-    w->laws[0].beta = beta;
+    w->laws[0].p[LDEM_JAGER_P_BETA] = beta;
     ldem_err err;
     if (cache_force)
         for (unsigned q = 0; q < LDEM_HISTORY_SHARDS; q++) {
@@ -714,13 +716,14 @@ static void direct_step(ldem_world *w, size_t k, const walker *path, const doubl
     bool energy = k % 3 == 0;
     int rc;
     if (k % 2 == 0) {
-        ldem_jager_params p = {c->pair, law->mu, law->beta, energy, law->full_history};
-        rc = ldem_jager_move_to(&p, &w->pools[c->shard], &c->law_state.jager, path->d, path->s);
+        ldem_jager_params p = {c->pair, law->mu, law->p[LDEM_JAGER_P_BETA], energy,
+                               law->p[LDEM_JAGER_P_HISTORY] != 0.0};
+        rc = ldem_jager_move_to(&p, &w->pools[c->shard], &JAGER_STATE(c), path->d, path->s);
     } else {
         unsigned flags = (energy ? LDEM_JAGER_ENERGY : 0u) |
-                         (law->full_history ? LDEM_JAGER_FULL_HISTORY : 0u);
-        rc = ldem_jager_step_pair(&c->pair, law->mu, law->beta, flags, &w->pools[c->shard],
-                                  &c->law_state.jager, path->d, ds);
+                         (law->p[LDEM_JAGER_P_HISTORY] != 0.0 ? LDEM_JAGER_FULL_HISTORY : 0u);
+        rc = ldem_jager_step_pair(&c->pair, law->mu, law->p[LDEM_JAGER_P_BETA], flags, &w->pools[c->shard],
+                                  &JAGER_STATE(c), path->d, ds);
     }
     cr_assert_eq(rc, LDEM_OK);
 }

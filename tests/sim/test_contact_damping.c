@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
+#include "../support/law_states.h"
 #include "ldem/sim/step.h"
 #include "ldem/sim/timestep.h"
 #include "sim_internal.h"

@@ -11,6 +11,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+#include "../support/law_states.h"
 #include "ldem/sim/step.h"
 #include "world_fixture.h"
 
@@ -43,7 +44,7 @@ static history_stats run(ldem_world *w, long steps)
             const ldem_contact *ct = &w->contacts[c];
             if (ct->overlap <= 0)
                 continue;
-            uint32_t len = ct->law_state.jager.length;
+            uint32_t len = JAGER_STATE(ct).length;
             h.longest = len > h.longest ? len : h.longest;
             sum += len;
             n++;
@@ -62,7 +63,7 @@ static history_stats run(ldem_world *w, long steps)
 static void floor_world(ldem_world *w, bool full, double zeta)
 {
     wf_world(w, LDEM_LAW_HERTZ_JAGER);
-    w->laws[0].full_history = full;
+    w->laws[0].p[LDEM_JAGER_P_HISTORY] = full;
     w->laws[0].damping = zeta;
     wf_add_plane(w, ldem_vec3_zero(), ldem_vec3_make(0, 0, 1));
     w->gravity = ldem_vec3_make(0, 0, -9.81);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../support/law_states.h"
 #include "ldem/levelset.h"
 #include "world_fixture.h"
 

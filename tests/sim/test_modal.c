@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/energy.h"
 #include "ldem/grid.h"
 #include "ldem/levelset.h"
@@ -726,7 +727,7 @@ static double linear_bounce_balance(int deformable, double *modal_peak)
 {
     ldem_world w;
     wf_world(&w, LDEM_LAW_LINEAR);
-    w.laws[0].mu = w.laws[0].ks = 0.0;
+    w.laws[0].mu = w.laws[0].p[LDEM_LINEAR_P_KS] = 0.0;
     uint32_t s = deformable_sphere_shape(&w, 3, 1e6, consistent_mass(), NULL);
     uint32_t b = wf_add_ls_body(&w, s, ldem_vec3_make(0.0, 0.0, 1.02), tilted(),
                                 ldem_vec3_make(0.5, 0.2, -1.0));
@@ -915,7 +916,8 @@ static collision collide(int law, int deformable)
 {
     ldem_world w;
     wf_world(&w, law);
-    w.materials[0].E = w.laws[0].E = 1e7;
+    w.materials[0].E = 1e7;
+    w.laws[0].elastic = ldem_elastic_mix_of(1e7, w.materials[0].nu, 1e7, w.materials[0].nu);
     uint32_t s = deformable_sphere_shape(&w, 3, 3e7, consistent_mass(), NULL);
     uint32_t a = wf_add_ls_body(&w, s, ldem_vec3_zero(), tilted(), ldem_vec3_make(1.0, 0.2, 0.0));
     uint32_t b = wf_add_ls_body(&w, s, ldem_vec3_make(2.1, 0.5, 0.3), ldem_quat_identity(),
@@ -998,7 +1000,8 @@ Test(sim_modal, frictionless_collision_energy_balance)
 static void deformable_cloud(ldem_world *w, int threads)
 {
     wf_world(w, LDEM_LAW_HERTZ_JAGER);
-    w->materials[0].E = w->laws[0].E = 1e7;
+    w->materials[0].E = 1e7;
+    w->laws[0].elastic = ldem_elastic_mix_of(1e7, w->materials[0].nu, 1e7, w->materials[0].nu);
     uint32_t s = deformable_sphere_shape(w, 1, 3e7, consistent_mass(), NULL);
     unsigned seed = 2024u;
     double jitter[6];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/levelset.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/node_clusters.h"

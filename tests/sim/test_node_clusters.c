@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../support/law_states.h"
 #include "ldem/modes.h"
 #include "ldem/sim/node_clusters.h"
 #include "world_fixture.h"

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../support/law_states.h"
 #include "ldem/log.h"
 #include "ldem/sim/output.h"
 #include "ldem/sim/scene.h"
@@ -203,7 +204,7 @@ static void load_contact(ldem_contact *c, ldem_vec3 fn, ldem_vec3 ft, uint32_t l
 {
     c->fn = fn;
     c->ft = ft;
-    c->law_state.jager.length = length;
+    JAGER_STATE(c).length = length;
 }
 
 /* Three analytic spheres, two level-set spheres (turned), a plane, a tilted plane, a drum and
@@ -268,7 +269,7 @@ static void advance(ldem_world *w, double dt)
         ldem_contact *c = &w->contacts[k];
         c->fn = ldem_vec3_scale(c->fn, 1.5);
         c->ft = ldem_vec3_scale(c->ft, -0.5);
-        c->law_state.jager.length += (uint32_t)k;
+        JAGER_STATE(c).length += (uint32_t)k;
     }
     w->t += dt;
     w->step += 1000;
@@ -347,8 +348,8 @@ static void dump_state(const char *dir, const ldem_world *w, uint64_t number)
                 "\"length\": %u, ",
                 k ? ",\n" : "", (unsigned)c->i, (unsigned)(c->j & ~LDEM_WALL_BIT),
                 wall ? "true" : "false", c->overlap,
-                w->laws[c->law].law == LDEM_LAW_HERTZ_JAGER ? "true" : "false",
-                (unsigned)c->law_state.jager.length);
+                w->laws[c->law].ops->id == LDEM_LAW_HERTZ_JAGER ? "true" : "false",
+                (unsigned)JAGER_STATE(c).length);
         json_vec3(fp, "point", c->point);
         fputs(", ", fp);
         json_vec3(fp, "fn", c->fn);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/bytes.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/cell.h"
@@ -196,11 +197,11 @@ static void crossing(ldem_mat3 L)
             worst = fmax(worst, d);
             cr_assert_lt(d, 1e-7, "step %llu: forces of the crossing pair differ by %g of N",
                          (unsigned long long)w.step, d);
-            cr_assert_eq(p->law_state.jager.length, q->law_state.jager.length,
+            cr_assert_eq(JAGER_STATE(p).length, JAGER_STATE(q).length,
                          "step %llu: history lengths %u and %u", (unsigned long long)w.step,
-                         p->law_state.jager.length, q->law_state.jager.length);
-            if (q->law_state.jager.length > most_history)
-                most_history = q->law_state.jager.length;
+                         JAGER_STATE(p).length, JAGER_STATE(q).length);
+            if (JAGER_STATE(q).length > most_history)
+                most_history = JAGER_STATE(q).length;
         }
     }
     cr_assert(spanned, "the pair never spanned the boundary");

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/sim/scene.h"
 #include "ldem/vtu.h"
 
@@ -102,16 +103,16 @@ Test(scene, full_scene_materials_contacts_shapes)
     cr_assert_eq(s.ncontacts, 3);
     cr_assert_str_eq(s.contacts[0].material_a, "glass");
     cr_assert_str_eq(s.contacts[0].material_b, "glass");
-    cr_assert_eq(s.contacts[0].law, LDEM_LAW_HERTZ_JAGER);
-    cr_assert(s.contacts[0].beta == 0.1 && s.contacts[0].friction == 0.4 &&
+    cr_assert_eq(s.contacts[0].ops->id, LDEM_LAW_HERTZ_JAGER);
+    cr_assert(s.contacts[0].p[LDEM_JAGER_P_BETA] == 0.1 && s.contacts[0].friction == 0.4 &&
               s.contacts[0].damping == 0.2);
     cr_assert(s.contacts[2].damping == 0.0, "no damping unless asked");
     cr_assert_str_eq(s.contacts[1].material_a, "*");
     cr_assert_str_eq(s.contacts[1].material_b, "steel");
-    cr_assert_eq(s.contacts[1].law, LDEM_LAW_LINEAR);
-    cr_assert(s.contacts[1].kn == 1e5 && s.contacts[1].ks == 5e4);
+    cr_assert_eq(s.contacts[1].ops->id, LDEM_LAW_LINEAR);
+    cr_assert(s.contacts[1].p[LDEM_LINEAR_P_KN] == 1e5 && s.contacts[1].p[LDEM_LINEAR_P_KS] == 5e4);
     cr_assert_lt(s.contacts[1].friction, 0.0, "friction not given: mean of the materials");
-    cr_assert_eq(s.contacts[2].law, LDEM_LAW_FRICTIONLESS);
+    cr_assert_eq(s.contacts[2].ops->id, LDEM_LAW_FRICTIONLESS);
     cr_assert_eq(s.contacts[2].line, 13);
 
     cr_assert_eq(s.nshapes, 2);
@@ -271,7 +272,7 @@ Test(scene, set_overrides_in_order)
     expect_vec3(s.walls[0].velocity, 0, 0, -1);
     cr_assert_eq(s.threads, 4);
     cr_assert_eq(s.materials[1].E, 1e11);
-    cr_assert_eq(s.contacts[1].kn, 2e5);
+    cr_assert_eq(s.contacts[1].p[LDEM_LINEAR_P_KN], 2e5);
     ldem_scene_free(&s);
 }
 
@@ -335,13 +336,14 @@ Test(scene, set_values_are_validated)
 
     const char *history_what[] = {"contacts.0.history=lossy"};
     err = load_fail(SCENES "full.yaml", 1, history_what);
-    expect_error(&err, "--set", 0, (const char *[]){"contacts.0.history: expected compressed or "
-                                                    "full, got 'lossy'", NULL});
+    expect_error(&err, "--set", 0, (const char *[]){"contacts.0.history: expected one of "
+                                                    "compressed, full, got 'lossy'", NULL});
 
     const char *full_history[] = {"contacts.0.history=full"};
     ldem_scene fh;
     load_ok(&fh, SCENES "full.yaml", 1, full_history);
-    cr_assert(fh.contacts[0].full_history && !fh.contacts[2].full_history);
+    cr_assert(fh.contacts[0].p[LDEM_JAGER_P_HISTORY] == 1.0 &&
+              fh.contacts[2].p[LDEM_JAGER_P_HISTORY] == 0.0);
     ldem_scene_free(&fh);
 
     const char *overdamped[] = {"contacts.2.damping=1.5"};

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/bundle.h"
 #include "ldem/sections.h"
 #include "ldem/sim/scene.h"
@@ -240,30 +241,38 @@ Test(scene_build, law_table)
                              sizeof(ldem_pair_law)) == 0, "table symmetric");
 
     const ldem_pair_law *gg = ldem_world_law(&w, G, G);
-    cr_assert_eq(gg->law, LDEM_LAW_HERTZ_JAGER);
-    cr_assert(gg->E == 70e9 && gg->nu == 0.25 && gg->beta == 0.1);
+    cr_assert_eq(gg->ops->id, LDEM_LAW_HERTZ_JAGER);
+    cr_assert(gg->elastic.E == 70e9 && gg->elastic.nu == 0.25 &&
+              gg->p[LDEM_JAGER_P_BETA] == 0.1);
     cr_assert_eq(gg->mu, 0.3, "no friction in the entry: the material's");
 
     const ldem_pair_law *ss = ldem_world_law(&w, S, S);
-    cr_assert_eq(ss->law, LDEM_LAW_HERTZ_MINDLIN);
-    cr_assert(ss->E == 210e9 && ss->nu == 0.3 && ss->mu == 0.25 && ss->beta == 0.0);
+    cr_assert_eq(ss->ops->id, LDEM_LAW_HERTZ_MINDLIN);
+    cr_assert(ss->elastic.E == 210e9 && ss->elastic.nu == 0.3 && ss->mu == 0.25);
 
-    /* glass–steel: no entry matches: hertz-jager, β 0, mean μ, effective (E, ν) whose
-     * one-material E* = E/(2(1 − ν²)) equals the two-material E* */
+    /* glass–steel: no entry matches: hertz-jager, β 0, mean μ; E* and G* the two-material
+     * closed forms 1/E* = Σ (1 − ν²)/E and 1/G* = Σ (1 + ν)(2 − ν)/(2E) (each reduces to the
+     * one-material E/(2(1 − ν²)) and E/((1 + ν)(2 − ν)) of hertz.h), and a nominal (E, ν)
+     * whose one-material E* is the pair's */
     const ldem_pair_law *gs = ldem_world_law(&w, G, S);
-    cr_assert_eq(gs->law, LDEM_LAW_HERTZ_JAGER);
-    cr_assert(gs->beta == 0.0);
+    cr_assert_eq(gs->ops->id, LDEM_LAW_HERTZ_JAGER);
+    cr_assert(gs->p[LDEM_JAGER_P_BETA] == 0.0 && gs->mixed);
     cr_assert_leq(fabs(gs->mu - 0.25), 1e-16);
-    cr_assert_leq(fabs(gs->nu - 0.275), 1e-16);
-    cr_assert_leq(rel(gs->E / (2 * (1 - gs->nu * gs->nu)), estar_of(70e9, 0.25, 210e9, 0.3)),
+    double estar = estar_of(70e9, 0.25, 210e9, 0.3);
+    double gstar = 1.0 / ((1.25 * 1.75) / (2 * 70e9) + (1.3 * 1.7) / (2 * 210e9));
+    cr_assert_leq(rel(gs->elastic.moduli.estar, estar), 1e-15);
+    cr_assert_leq(rel(gs->elastic.moduli.gstar, gstar), 1e-15);
+    cr_assert_leq(rel(gs->elastic.moduli.kappa, estar / gstar), 1e-15);
+    cr_assert_leq(fabs(gs->elastic.nu - 0.275), 1e-16);
+    cr_assert_leq(rel(gs->elastic.E / (2 * (1 - gs->elastic.nu * gs->elastic.nu)), estar),
                   1e-14);
 
     /* '*' with rubber: linear for every partner, μ the mean of the two materials' */
     const double mu_ru[3] = {0.55, 0.5, 0.8};
     for (uint32_t a = 0; a < 3; a++) {
         const ldem_pair_law *l = ldem_world_law(&w, a, RU);
-        cr_assert_eq(l->law, LDEM_LAW_LINEAR);
-        cr_assert(l->kn == 1e4 && l->ks == 5e3);
+        cr_assert_eq(l->ops->id, LDEM_LAW_LINEAR);
+        cr_assert(l->p[LDEM_LINEAR_P_KN] == 1e4 && l->p[LDEM_LINEAR_P_KS] == 5e3);
         cr_assert_leq(fabs(l->mu - mu_ru[a]), 1e-15);
     }
     ldem_world_free(&w);
@@ -291,16 +300,16 @@ Test(scene_build, later_entries_override_and_zero_friction)
     for (uint32_t a = 0; a < 3; a++)
         for (uint32_t b = 0; b < 3; b++) {
             const ldem_pair_law *l = ldem_world_law(&w, a, b);
-            cr_assert(l->law == LDEM_LAW_HERTZ_MINDLIN && l->mu == 0.6 && l->kn == 0.0);
+            cr_assert(l->ops->id == LDEM_LAW_HERTZ_MINDLIN && l->mu == 0.6);
         }
     ldem_world_free(&w);
     ldem_scene_free(&s);
 
     const char *zero[] = {sets[1]};
     build_ok(&s, &w, 1, zero);
-    cr_assert_eq(ldem_world_law(&w, 0, 0)->law, LDEM_LAW_FRICTIONLESS);
+    cr_assert_eq(ldem_world_law(&w, 0, 0)->ops->id, LDEM_LAW_FRICTIONLESS);
     cr_assert_eq(ldem_world_law(&w, 0, 0)->mu, 0.0);
-    cr_assert_eq(ldem_world_law(&w, 1, 1)->law, LDEM_LAW_HERTZ_MINDLIN);
+    cr_assert_eq(ldem_world_law(&w, 1, 1)->ops->id, LDEM_LAW_HERTZ_MINDLIN);
     ldem_world_free(&w);
     ldem_scene_free(&s);
 }

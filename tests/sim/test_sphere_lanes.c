@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/contact/frame.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/stages.h"
 #include "ldem/sim/step.h"

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../support/law_states.h"
 #include "ldem/contact/hertz.h"
 #include "ldem/sim/integrate.h"
 #include "ldem/sim/step.h"
@@ -212,8 +213,8 @@ Test(first_touch, separated_candidate_counts_only_the_in_contact_slide)
     cr_assert_eq(w.ncontacts, 1, "the pair is a candidate");
     const ldem_contact *c = &w.contacts[0];
     double d0 = 2.0 * R - ldem_vec3_dist(w.bodies.x[0], w.bodies.x[1]);
-    cr_expect(c->overlap == d0 && c->law_state.jager.d == d0,
-              "gap kept %.17g, law's %.17g, geometry %.17g", c->overlap, c->law_state.jager.d,
+    cr_expect(c->overlap == d0 && JAGER_STATE(c).d == d0,
+              "gap kept %.17g, law's %.17g, geometry %.17g", c->overlap, JAGER_STATE(c).d,
               d0);
     ldem_vec3 x1_before = w.bodies.x[1];
     run(&w, 1);
@@ -394,7 +395,7 @@ Test(rest, linear_node_law_static_overlap)
     w.skin = 0.1 * R;
     prepare(&w);
     run(&w, 20000);
-    double expect = sphere_mass(R) * 9.81 / w.laws[0].kn;
+    double expect = sphere_mass(R) * 9.81 / w.laws[0].p[LDEM_LINEAR_P_KN];
     double overlap = R - w.bodies.x[0].z;
     cr_expect(fabs(overlap / expect - 1.0) < 1e-4, "overlap %.9g, m g / kn %.9g", overlap, expect);
     cr_expect(w.ncontacts == 1 && w.contacts[0].nsprings == 1, "one node spring expected");

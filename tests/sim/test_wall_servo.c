@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../support/law_states.h"
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
 #include "ldem/log.h"

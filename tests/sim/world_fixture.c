@@ -1,4 +1,5 @@
 /* Hand-built worlds for the simulation-layer tests (see world_fixture.h). */
+#include "../support/law_states.h"
 #include "world_fixture.h"
 
 #include <criterion/criterion.h>
@@ -25,9 +26,12 @@ void wf_world(ldem_world *w, int law)
     w->laws = calloc(1, sizeof *w->laws);
     cr_assert(w->materials && w->laws);
     w->materials[0] = (ldem_material){dup("glass"), 70e9, 0.25, 2500.0, 0.3};
-    w->laws[0] = (ldem_pair_law){.law = law, .E = 70e9, .nu = 0.25,
-                                 .mu = law == LDEM_LAW_FRICTIONLESS ? 0.0 : 0.3, .kn = 1e6,
-                                 .ks = 1e6};
+    /* kn = ks = 1e6 for the linear law; every other law's parameters at their fallbacks */
+    const ldem_law_ops *ops = ldem_law_by_id((uint32_t)law);
+    cr_assert(ops, "law id %d", law);
+    double p[LDEM_LAW_MAX_PARAMS] = {1e6, 1e6};
+    w->laws[0] = ldem_pair_law_make(ops, ldem_elastic_mix_of(70e9, 0.25, 70e9, 0.25), 0.3, 0.0,
+                                    p, law == LDEM_LAW_LINEAR ? 3u : 0u);
     w->dt = 1e-7;
     ldem_err err;
     cr_assert_eq(ldem_world_init_pools(w, &err), LDEM_OK, "%s", err.msg);

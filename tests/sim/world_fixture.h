@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "../support/law_states.h"
 #include "ldem/bundle.h"
 #include "ldem/sim/world.h"
 

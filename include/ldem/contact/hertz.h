@@ -9,7 +9,7 @@
  *
  * A sphere against a flat is R2 = INFINITY (R* = R1). Note E* here is the pair's effective
  * modulus for *two* spheres of modulus E; for a sphere on a rigid flat use E and ν of the
- * sphere with E_flat → ∞ yourself (not modelled: both bodies share one material).
+ * sphere with E_flat → ∞ yourself. Two materials: ldem_elastic_moduli_mix.
  *
  * Pure functions; d ≤ 0 gives zero force, stiffness, radius and energy.
  */
@@ -21,6 +21,18 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The effective moduli of a pair of materials. For one material (E, ν) on both sides they are
+ * the formulas above; for two, 1/E* = (1 − ν1²)/E1 + (1 − ν2²)/E2 and
+ * 1/G* = (1 + ν1)(2 − ν1)/(2E1) + (1 + ν2)(2 − ν2)/(2E2), which reduce to them. */
+typedef struct ldem_elastic_moduli {
+    double estar, gstar, kappa;
+} ldem_elastic_moduli;
+
+/* One material on both sides. */
+ldem_elastic_moduli ldem_elastic_moduli_of(double E, double nu);
+/* Two materials; equal ones give ldem_elastic_moduli_of's bits. */
+ldem_elastic_moduli ldem_elastic_moduli_mix(double E1, double nu1, double E2, double nu2);
 
 typedef struct ldem_elastic_pair {
     double E, nu;        /* Young's modulus and Poisson's ratio of both bodies */
@@ -37,6 +49,13 @@ typedef struct ldem_elastic_pair {
  * E ≤ 0, ν outside (−1, 0.5], R1 ≤ 0, R2 ≤ 0, and non-finite values except R2 = INFINITY. */
 int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1, double R2,
                            ldem_err *err);
+
+/* The same with the moduli given (a pair of two materials): E, ν are recorded as the
+ * pair's nominal constants, the moduli are used as given. Refuses what the above refuses,
+ * and moduli that are not positive and finite. */
+int ldem_elastic_pair_init_moduli(ldem_elastic_pair *p, double E, double nu,
+                                  const ldem_elastic_moduli *m, double R1, double R2,
+                                  ldem_err *err);
 
 /* N(d). */
 double ldem_hertz_force(const ldem_elastic_pair *p, double d);

@@ -44,12 +44,11 @@ typedef struct ldem_scene_material {
 
 typedef struct ldem_scene_contact {
     char *material_a, *material_b;   /* "*" matches any material */
-    int law;                          /* enum ldem_law */
+    const ldem_law_ops *ops;          /* the law `model:` names (ldem/contact/law.h) */
     double friction;                  /* < 0: the mean of the two materials' friction */
-    double beta;
-    bool full_history;                /* hertz-jager `history: full`: no lossless compression */
-    double kn, ks;                    /* linear law */
-    double damping;                   /* Hertz laws: normal damping ratio ζ, 0 = none */
+    double damping;                   /* normal damping ratio ζ, 0 = none */
+    double p[LDEM_LAW_MAX_PARAMS];    /* the law's parameters, in its table's order */
+    unsigned given;                   /* bit k: parameter k was given */
     long line;
 } ldem_scene_contact;
 

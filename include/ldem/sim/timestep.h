@@ -1,11 +1,10 @@
 /* ldem/sim/timestep.h — the critical time step behind `dt: auto`.
  *
- * Hertz laws: the Rayleigh-wave time of the smallest grain (the usual DEM estimate, e.g.
- * Li, Xu & Thornton 2005), t_R = π R √(ρ/G) / (0.1631 ν + 0.8766), G = E/(2(1 + ν)), with R
- * a sphere's radius or a level-set grain's volume-equivalent radius. Linear node law: the
- * period of the lightest grain on LDEM_LINEAR_NODES_ASSUMED node springs,
- * 2π √(m / (n kn)) / π = 2 √(m/(n kn)). The scene's safety factor multiplies the smaller of all
- * pairs that occur. Documented in docs/scene.md.
+ * Each pair's law estimates it (ldem_law_ops.critical_time) for the smallest grain (by
+ * radius: a sphere's, or a level-set grain's volume-equivalent one) or the lightest (by mass):
+ * Hertz laws the Rayleigh-wave time (Li, Xu & Thornton 2005), the linear node law the period
+ * of the grain on 8 node springs, 2 √(m/(8 kn)). The normal damping shortens it; the scene's
+ * safety factor multiplies the smallest of all pairs that occur. Documented in docs/scene.md.
  */
 #ifndef LDEM_SIM_TIMESTEP_H
 #define LDEM_SIM_TIMESTEP_H
@@ -15,8 +14,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define LDEM_LINEAR_NODES_ASSUMED 8
 
 /* The smallest critical step over the world's bodies and the laws they can meet (INFINITY
  * when there are no bodies). */
@@ -28,8 +25,9 @@ typedef struct ldem_dt_source {
     size_t body;          /* the smallest (Hertz) or lightest (linear) free body */
     uint32_t material;    /* its material */
     uint32_t partner;     /* the material it meets under the limiting law */
-    int law;              /* enum ldem_law of that pair */
-    double size;          /* Hertz: the radius used; linear: the mass used */
+    const char *law;      /* the name of that pair's law */
+    int by_mass;          /* the law's estimate scales with the mass (else the radius) */
+    double size;          /* the radius or the mass used */
 } ldem_dt_source;
 
 /* ldem_world_critical_dt, and (src not NULL) which body and pair law gave it; src is zeroed

@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ldem/contact/hertz.h"
 #include "ldem/contact/history.h"
-#include "ldem/contact/jager.h"
-#include "ldem/contact/mindlin.h"
+#include "ldem/contact/law.h"
 #include "ldem/err.h"
 #include "ldem/levelset.h"
 #include "ldem/modes.h"
@@ -43,28 +43,8 @@ typedef struct ldem_material {
     double friction;     /* default μ of pairs involving this material */
 } ldem_material;
 
-enum ldem_law {
-    LDEM_LAW_FRICTIONLESS = 0,   /* Hertz normal force only */
-    LDEM_LAW_HERTZ_JAGER = 1,    /* Hertz + exact Jäger tangential force (Kuhn) */
-    LDEM_LAW_HERTZ_MINDLIN = 2,  /* Hertz + incremental Mindlin (LAMMPS mindlin_rescale) */
-    LDEM_LAW_LINEAR = 3          /* Kawamoto's LS-DEM node penalty: kn, ks per node, Coulomb */
-};
-
-/* The law of one material pair. Hertz laws use one effective (E, ν) for the pair:
- * for equal materials the material's own; otherwise ν = the mean of the two and E chosen so
- * that the pair's E* = 1/((1−ν1²)/E1 + (1−ν2²)/E2) is exact (ldem/contact/hertz.h models two
- * bodies of one material). */
-typedef struct ldem_pair_law {
-    int law;             /* enum ldem_law */
-    double E, nu;        /* effective elastic constants for Hertz */
-    double mu;           /* friction coefficient (0 for frictionless) */
-    double beta;         /* Jäger approximation parameter (Kuhn §3.1), 0 = exact */
-    bool full_history;   /* Jäger: keep every leg (no lossless compression) */
-    double kn, ks;       /* linear law: normal stiffness per unit penetration (force/length)
-                          * and tangential stiffness, per node */
-    double damping;      /* Hertz laws: normal damping ratio ζ on the tangent stiffness and
-                          * the pair's effective mass (0: none; contacts.c) */
-} ldem_pair_law;
+/* The law of each material pair is an ldem_pair_law (ldem/contact/law.h): its ops, the
+ * pair's exactly mixed elastic constants, friction and the law's own parameters. */
 
 /* ---- shapes ---- */
 
@@ -211,7 +191,7 @@ typedef struct ldem_wall {
  * share a pool and the result is the same for any thread count. */
 #define LDEM_HISTORY_SHARDS 64u
 
-/* One shear spring of the linear node-penalty law (Kawamoto): a penetrating node identified
+/* One spring of a node law (ldem/contact/law.h, LDEM_LAW_NODES): a penetrating node identified
  * by side (0: node of i inside j, 1: node of j inside i) and node index. */
 typedef struct ldem_node_spring {
     uint32_t key;            /* side << 31 | node index */
@@ -224,15 +204,13 @@ typedef struct ldem_contact {
     uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
     int8_t image[3];         /* periodic cell: j's image seen from i is x_j + h·image (set by
                               * the broad phase at each list build; zero in open space) */
-    uint8_t rigid_spheres;   /* two rigid spheres under a Hertz law: the pair contacts.c's
+    uint8_t rigid_spheres;   /* two rigid spheres under a Hertz-normal law: the pair contacts.c's
                               * shortcuts take (set at each list build and restore) */
     uint32_t law;            /* index into world->laws (material pair) */
     uint32_t shard;          /* history pool */
     double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
-    union {
-        ldem_jager_contact jager;
-        ldem_mindlin_contact mindlin;
-    } law_state;
+    /* the law's state (ldem_law_ops.state_size bytes of it), opaque here */
+    _Alignas(8) unsigned char law_state[LDEM_LAW_STATE_BYTES];
     ldem_quat frame;         /* contact frame (Kuhn §3.2): local z = normal */
     ldem_vec3 normal;        /* from i to j */
     ldem_vec3 point;         /* contact point (world) */
@@ -244,10 +222,11 @@ typedef struct ldem_contact {
     ldem_vec3 torque_j;      /* torque on j about its centre (zero for walls) */
     ldem_elastic_pair pair;  /* Hertz constants for r1, r2 (recomputed when they change) */
     double stored_normal;    /* normal elastic energy at the last step */
-    double kn;               /* Hertz laws: dN/dδ at the last update's overlap, for its damping
+    double kn;               /* PATCH laws: dN/dδ at the last update's overlap, for its damping
                               * and the stress sums' stiffness; not saved, every update sets it */
-    double dissipated;       /* linear law: cumulative frictional work */
-    uint32_t nsprings, springs_capacity;   /* linear law */
+    double dissipated;       /* work dissipated outside the law's state: a node law's
+                              * friction, the normal damping */
+    uint32_t nsprings, springs_capacity;   /* node laws */
     ldem_node_spring *springs;
     uint32_t npatch;         /* level-set pairs: penetrating nodes in the patch last step */
     /* Generalized forces of this contact on the modes of i (first n_i values) and j (next
