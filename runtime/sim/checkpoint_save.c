@@ -312,8 +312,9 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c)
     for (unsigned q = 0; q < CONTACT_CHAIN_VALUES; q++)
         put_f64(k, chain[q]);
     if (ncells) {
-        /* The file lists each cell's top level (and N there), as jager.md does; the pool holds
-         * bottom levels: a cell's top is the base of the cell above, the top cell's is d. */
+        /* The file lists each cell's top level (and N there), as docs/jager.md §2 does; the pool
+         * holds bottom levels (§8): a cell's top is the base of the cell above, the top
+         * cell's is d. */
         const ldem_history_pool *pool = &w->pools[c->shard];
         const ldem_jager_params jp = {.pair = c->pair};
         double z = c->law_state.jager.d, n = c->law_state.jager.n;
