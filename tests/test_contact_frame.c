@@ -8,6 +8,7 @@
 #include "ldem/contact/frame.h"
 #include "ldem/contact/jager.h"
 #include "support/contact_fixture.h"
+#include "support/contact_frame_kuhn.h"
 
 static ldem_vec3 rand_unit(cf_rng *r)
 {

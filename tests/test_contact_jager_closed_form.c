@@ -1,8 +1,8 @@
 /* The Jäger law (ldem/contact/jager.h) against closed-form Cattaneo–Mindlin–Deresiewicz
- * solutions, each derived here in the MDR picture of jager.md §2: springs at levels z carry
- * u(z) = κ∫_z^d w(h) dh, T = Σ w_k (N_k − N_{k−1}), slip cells have |w| = μ.
+ * solutions, each derived here in the MDR picture of docs/jager.md §2: springs at levels z
+ * carry u(z) = κ∫_z^d w(h) dh, T = Σ w_k (N_k − N_{k−1}), slip cells have |w| = μ.
  *
- * In collinear histories each straight step is solved exactly (jager.md §3), so every
+ * In collinear histories each straight step is solved exactly (docs/jager.md §3), so every
  * comparison holds to round-off whether a branch is taken in one step or in 1000: the
  * requirement is 1e-10 relative. Where the exact T is zero (a reversal passing through the
  * origin) the error is measured against 1e-3·μN instead of |T|.
@@ -299,7 +299,7 @@ Test(contact_jager, gross_sliding_and_reversal)
 
 /* A move perpendicular to the sliding direction from the gross-sliding state (3-D). The stack
  * is one slip cell μê on (0, d); c·w = 0 gives B = 0, A = 0, so the cell is swallowed and the
- * new slip cell points along the chord c = Δs/κ + μ d ê (jager.md §3–4), i.e. along
+ * new slip cell points along the chord c = Δs/κ + μ d ê (docs/jager.md §3–§4), i.e. along
  * s_max ê + Δs: |T| = μN, T ∥ s_max ê + Δs. Kuhn's 45° example is Δs = s_max ⊥ ê. */
 Test(contact_jager, gross_sliding_turn_follows_chord)
 {
@@ -325,7 +325,7 @@ Test(contact_jager, gross_sliding_turn_follows_chord)
     ldem_history_pool_free(&e.pool);
 }
 
-/* ---- Normal unloading under tangential load (jager.md §3) ----
+/* ---- Normal unloading under tangential load (docs/jager.md §3) ----
  * After Cattaneo loading to s at d0, unloading the normal at constant s: the slip cells stay
  * on their shrinking bound μκ(d − z) and the sticking springs (u = s) start slipping once
  * d − z < s/(μκ), so the profile is the virgin one at the current d:
@@ -403,7 +403,7 @@ Test(contact_jager, normal_unloading_under_tangential_load)
     cr_assert_leq(fmax(a, fmax(b, m)), 1e-10, "max rel err %g", fmax(a, fmax(b, m)));
 }
 
-/* Touch-down inside a step (jager.md §7): from d < 0 to d1 > 0 only the fraction
+/* Touch-down inside a step (docs/jager.md §7): from d < 0 to d1 > 0 only the fraction
  * d1/(d1 − d0) of Δs counts; the in-contact part of a straight move from the surface is an
  * elastic step (|c| ≤ μΔd) or a virgin Cattaneo-like slip; checked against the same move
  * started at d = 0 with the reduced Δs. */

@@ -1,4 +1,4 @@
-/* Lossless compression of Jäger histories (docs/jager.md, "Lossless compression").
+/* Lossless compression of Jäger histories (docs/jager.md §5, lossless compression).
  *
  * Validations (against closed forms and against the uncompressed law, which the reference
  * vectors of tests/data/jager-cases validate on their own):
@@ -9,7 +9,7 @@
  * - random histories, collinear and 3-D, with separations, reversals and gross sliding,
  *   whose straight legs are cut into 1 to 1000 pieces: at every step the force the
  *   compressed stack holds (Σ w ΔN) stays within 1e-12 μN of the uncompressed stack's (the
- *   bound docs/jager.md proves for collinear histories is ε/2 = 5e-13 μN), the carried T
+ *   bound docs/jager.md §5 proves for collinear histories is ε/2 = 5e-13 μN), the carried T
  *   too wherever d ≥ 0.05 d_ref (closer to separation the incremental T of either law
  *   carries rounding of order 1e-16 μN_max, which is more than 1e-12 μN(d) there: reported),
  *   and the compressed stack is never longer;

@@ -36,8 +36,8 @@ static void step_pieces(const ldem_jager_params *p, ldem_history_pool *pool, lde
     }
 }
 
-/* ---- Step-size independence (jager.md §3: collinear histories are exact per straight step,
- * so cutting a step into 1000 pieces changes nothing but round-off). ---- */
+/* ---- Step-size independence (docs/jager.md §3: collinear histories are exact per straight
+ * step, so cutting a step into 1000 pieces changes nothing but round-off). ---- */
 
 static double step_size_independence(const cf_material *m, uint64_t seed, int nstates)
 {
@@ -225,7 +225,7 @@ static void run_beta(enum beta_kind kind, const double *betas, int nb, beta_stat
 
 /* β = 0.1 and 0.2 against the exact stack of the same history: the mean stack must shrink
  * (to below `shrink` times the exact mean), the longest stack too, and the force error stays
- * below 5 % of μN (Kuhn reports ~3 % on his example; jager.md §6 measured ≤ 2e-2). */
+ * below 5 % of μN (Kuhn reports ~3 % on his example; docs/jager.md §6: up to 2e-2). */
 static void check_beta(enum beta_kind kind, const char *name, double shrink)
 {
     const double betas[3] = {0.0, 0.1, 0.2};
@@ -361,7 +361,7 @@ Test(contact_jager_histories, closed_elastic_cycle_dissipates_nothing)
 /* Closed forms at constant d for the virgin Cattaneo state at s < s_max (derivations here).
  * Springs x ∈ (0, a), level z = x²/R*; stick zone x < x* = √(R* z*), z* = d − s/(μκ), u = s;
  * slip zone u = μκ(d − x²/R*). The stored energy of the springs (stiffness G* per unit length
- * on (−a, a), so T = 2G*∫_0^a u dx as in jager.md §2) is
+ * on (−a, a), so T = 2G*∫_0^a u dx as in docs/jager.md §2) is
  *   W = G* ∫_0^a u² dx = G* [s² x* + (μκ)² (P(a) − P(x*))],
  *   P(x) = d²x − (2d/(3R*)) x³ + x⁵/(5R*²),  P(a) = (8/15) d² a.
  * The work of the virgin curve is F(s) = ∫_0^s T = μN[s + (2/5)s_max((1 − s/s_max)^{5/2} − 1)],

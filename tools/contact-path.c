@@ -11,9 +11,9 @@
  * on the step size. The output has one row per input state.
  *
  * This is the command-line face of the contact laws for tests (tests/contact/
- * check_reference.py compares it with the reference vectors of jager.md) and for plotting
- * force–displacement loops, so it prints doubles with 17 significant digits: the text
- * round-trips to the exact binary values.
+ * check_reference.py compares it with the reference vectors of docs/jager.md §9) and for
+ * plotting force–displacement loops, so it prints doubles with 17 significant digits: the
+ * text round-trips to the exact binary values.
  *
  * The work is bounded before it starts: states × substeps steps of the law at most
  * --max-steps (default 10⁹, about a minute), and the load history, which may grow by a cell

@@ -1,8 +1,8 @@
 /* ldem/vec3.h — 3-vectors of doubles.
  *
  * Plain values passed and returned by value: the compiler keeps them in registers, and pure
- * functions over plain structs are what the physics modules are built from (DESIGN.md,
- * "Modules"). Everything here is static inline and infallible.
+ * functions over plain structs are what the physics modules are built from (docs/design.md,
+ * "Layers"). Everything here is static inline and infallible.
  */
 #ifndef LDEM_VEC3_H
 #define LDEM_VEC3_H

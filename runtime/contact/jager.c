@@ -1,4 +1,4 @@
-/* Kuhn's Jäger algorithm (ldem/contact/jager.h), as restated in jager.md §3–§7.
+/* Kuhn's Jäger algorithm (ldem/contact/jager.h), as specified in docs/jager.md §3–§8.
  *
  * Variables are total quantities: levels z are normal approaches, slopes w = dT/dN are
  * dimensionless with |w| ≤ μ, and the carried vector c is the tangential move scaled by 1/κ,
@@ -17,7 +17,7 @@
 #include "jager_compress.h"
 #include "jager_energy.h"
 
-/* Tolerances of jager.md §3 and §7. */
+/* Tolerances of docs/jager.md §3 and §7. */
 #define RETRACE_TOLERANCE 1e-14  /* |c| ≤ this·μ·d after truncation: an exact retrace */
 #define SLIVER_TOLERANCE 1e-15   /* a slip front this close to a segment's bottom pops it */
 #define ELASTIC_MARGIN 1e-12     /* a cell is elastic (mergeable) if |w| < μ(1 − this) */
@@ -142,7 +142,8 @@ static inline int push_cell(double cn, ldem_history_pool *pool, ldem_jager_conta
 }
 
 /* The distance t ≥ 0 below a segment's top at which |c + w t| = μ(L + t), i.e. the root of
- * A t² + 2B t + C = 0 in the cancellation-free form of jager.md §3 (∞ if there is none). */
+ * A t² + 2B t + C = 0 in the cancellation-free form of docs/jager.md §3 (∞ if there is
+ * none). */
 static inline double slip_front_depth(double a, double b, double c)
 {
     double disc = b * b - a * c;
@@ -432,7 +433,7 @@ jager_step_body(const ldem_elastic_pair *pair, double mu, double beta, bool full
         /* Does the front pass below this segment? |c + w t| − μ(len + t) never increases with
          * t (|w| ≤ μ), so it does iff the chord at the segment's bottom is still outside the
          * slip cone: a sign test that spares the root's square root and division for every
-         * segment the front swallows (jager.md §3). */
+         * segment the front swallows (docs/jager.md §3). */
         double ux = cx + w[0] * seg, uy = cy + w[1] * seg, reach = mu * (len + seg);
         bool swallowed = ux * ux + uy * uy > reach * reach;
         double depth = INFINITY;

@@ -1,4 +1,4 @@
-/* Lossless compression of Jäger histories (jager_compress.h, docs/jager.md). */
+/* Lossless compression of Jäger histories (jager_compress.h, docs/jager.md §5). */
 #include "jager_compress.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Private to the Jäger law: lossless compression of a contact's history (docs/jager.md,
+/* Private to the Jäger law: lossless compression of a contact's history (docs/jager.md §5,
  * "Lossless compression").
  *
  * After every push the new top leg is offered to the leg below. They become one leg when

@@ -1,7 +1,8 @@
 /* law_hertz_jager_history.c — the Jäger law's state as a checkpoint holds it
- * (docs/checkpoint.md): seven scalars, the growing leg of lossless compression, and the
- * history stack listed top first with each cell's top level, where the pool keeps bottom
- * levels (a cell's top is the base of the cell above, the top cell's is the approach d). */
+ * (docs/checkpoint.md): seven scalars, the growing leg of lossless compression
+ * (docs/jager.md §5), and the history stack listed top first with each cell's top level, as
+ * docs/jager.md §2 does, where the pool keeps bottom levels (§8): a cell's top is the base of
+ * the cell above, the top cell's is the approach d. The loader's checks are §2's invariants. */
 #include "law_hertz_jager.h"
 
 #include <math.h>
@@ -112,7 +113,7 @@ int ldem__jager_history_check(const ldem_pair_law *law, const void *state, uint3
                  "approach it starts from, are above 0)", q, cell->level);
         return -1;
     }
-    /* |w| ≤ μ, which the slip front's search relies on (docs/jager.md): the law's own slopes
+    /* |w| ≤ μ, which the slip front's search relies on (docs/jager.md §2): the law's own slopes
      * exceed it by rounding only */
     if (cell->w[0] * cell->w[0] + cell->w[1] * cell->w[1] > mu * mu * (1 + 1e-12)) {
         snprintf(why, why_size, "history cell %u has slope |w| = %.17g above the friction "

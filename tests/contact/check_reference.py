@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Check contact-path (the Jager law) against the reference vectors of jager.md section 9.
+"""Check contact-path (the Jager law) against the reference vectors (docs/jager.md §9).
 
 usage: check_reference.py CONTACT_PATH_EXE DATA_DIR
 
@@ -18,8 +18,8 @@ means a different stack even if the forces happen to agree); and with lossless c
 (the default), whose forces must meet the same tolerance and whose history is never longer.
 
 Collinear cases (every reference Ty is 0) are also run with every move cut into 1000 pieces:
-in collinear histories the law is exact for any cut (jager.md section 3), so the same
-tolerance must hold. 3-D cases are not step-size independent (section 4), so they are not.
+in collinear histories the law is exact for any cut (docs/jager.md §3), so the same
+tolerance must hold. 3-D cases are not step-size independent (docs/jager.md §4), so they are not.
 
 Also checked, as documented properties of the CLI and the law: the echoed states round-trip
 bit-exactly through the %.17g output; dissipated work is never negative and never decreases;

@@ -3,8 +3,8 @@
  * walker that checks the history invariants, and an independent collinear MDR spring model.
  *
  * Nothing here calls the library to produce an expected value: the constants come from
- * jager.md §1 along a different algebraic route (through the shear modulus G), and the spring
- * model solves the MDR springs directly (one clamp per spring and straight step). */
+ * docs/jager.md §1 along a different algebraic route (through the shear modulus G), and the
+ * spring model solves the MDR springs directly (one clamp per spring and straight step). */
 #ifndef LDEM_TEST_CONTACT_FIXTURE_H
 #define LDEM_TEST_CONTACT_FIXTURE_H
 
@@ -24,7 +24,7 @@ typedef struct cf_material {
 extern const cf_material CF_GLASS; /* E 70 GPa, nu 0.25, mu 0.3, R 5 mm and 3 mm */
 extern const cf_material CF_STEEL; /* E 210 GPa, nu 0.3, mu 0.15, R 4 mm and 4 mm */
 
-/* Pair constants recomputed from E, nu, R1, R2 (jager.md §1), via G = E/(2(1+nu)):
+/* Pair constants recomputed from E, nu, R1, R2 (docs/jager.md §1), via G = E/(2(1+nu)):
  * E* = G/(1−ν), G* = 2G/(2−ν), κ = E* / G*, c_N = (4/3) E* √R*. */
 typedef struct cf_consts {
     double rstar, estar, gstar, kappa, cn, mu;
@@ -57,8 +57,8 @@ void cf_params(const cf_material *m, double beta, bool energy, ldem_jager_params
 /* An empty pool (asserting success). */
 void cf_pool(ldem_history_pool *pool, uint32_t cells, bool cache_force);
 
-/* Walk the contact's stack and assert the invariants of jager.md §2: length cells, levels
- * strictly increasing from the bottom and positive, top level = d, |w| ≤ μ; and that the
+/* Walk the contact's stack and assert the invariants of docs/jager.md §2: length cells,
+ * levels strictly increasing from the bottom and positive, top level = d, |w| ≤ μ; and that the
  * carried T equals Σ w_k (N_k − N_{k−1}) from ldem_jager_force_from_stack to tol_mun·μN.
  * Returns the number of slip cells (|w| = μ to 1e-12). */
 int cf_check_stack(const ldem_jager_params *p, const ldem_history_pool *pool,

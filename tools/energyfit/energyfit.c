@@ -1,5 +1,5 @@
 /* energyfit: (ε, F) tables, snapshot energies or reaction forces → ETAB on a grain bundle
- * (DESIGN.md, "The pipeline"; Henzel & Karapiperis eqs. 56–58 and Appendix B).
+ * (docs/design.md, "The pipeline"; Henzel & Karapiperis eqs. 56–58 and Appendix B).
  *
  * Every table is built (files read, fits solved) before the bundle stream is touched, so
  * the common mistakes fail fast. Then each bundle of the stream gets the same tables: its

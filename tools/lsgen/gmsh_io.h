@@ -1,5 +1,5 @@
 /* Everything lsgen asks of Gmsh: reading surface geometry and remeshing it.
- * (Offline only: libldem and demrun never link Gmsh — DESIGN.md.) */
+ * (Offline only: libldem and demrun never link Gmsh — docs/design.md.) */
 #ifndef LSGEN_GMSH_IO_H
 #define LSGEN_GMSH_IO_H
 

@@ -1,4 +1,4 @@
-/* lsgen: geometry -> grain bundle {META LSET NODE BODY} (DESIGN.md, "The pipeline").
+/* lsgen: geometry -> grain bundle {META LSET NODE BODY} (docs/design.md, "The pipeline").
  *
  * Argument parsing (lsgen_args.c) and output (lsgen_output.c) around the lsgen modules:
  * analytic shapes (shape.h) or a surface mesh read by Gmsh (gmsh_io.h), repaired

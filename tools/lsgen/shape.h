@@ -2,8 +2,8 @@
  * an even parametric distribution of surface nodes.
  *
  * Every shape is centred at the origin with its symmetry axes along x, y, z, so its body
- * frame (DESIGN.md: origin at the centre of mass, axes along principal inertia axes) is the
- * frame it is defined in. One small table of functions per kind (shape_<kind>.c) behind the
+ * frame (docs/design.md: origin at the centre of mass, axes along principal inertia axes) is
+ * the frame it is defined in. One small table of functions per kind (shape_<kind>.c) behind the
  * dispatching calls below, as LAMMPS composes its granular sub-models.
  */
 #ifndef LSGEN_SHAPE_H

@@ -62,7 +62,7 @@ int fe_node_sort(const fe_mesh *m, const char *source, long **sorted_ids, size_t
  * allowed), *INCLUDE, INPUT=... followed relative to the deck. Other element types of
  * lower dimension (surface, line, point) are skipped; other volume elements (C3D8, C3D20,
  * C3D6, ...) are an error, as is a mix of C3D4 and C3D10. (Gmsh 4.8 cannot read .inp,
- * whatever DESIGN.md hoped, so this reader is ours.) */
+ * whatever the first design notes hoped, so this reader is ours.) */
 int inp_read_mesh(const char *path, fe_mesh *m, ldem_err *err);
 
 /* CalculiX .frd results: every "DISP" block (100CL header, then -1 records with the node

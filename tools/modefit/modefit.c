@@ -1,6 +1,6 @@
 /* modefit: FEM snapshots or an analytic field → a grain's deformation modes Φα with their
  * generalized stiffness and mass (Henzel & Karapiperis eqs. 4, 8, 54) and modal damping,
- * added to the grain's bundle as MODE, KMAT, MMAT and DAMP (DESIGN.md, "The pipeline").
+ * added to the grain's bundle as MODE, KMAT, MMAT and DAMP (docs/design.md, "The pipeline").
  *
  * Argument parsing (modefit_args.c), the numerics (modefit_build.c), sampling on the grain
  * (modefit_map.c) and output (modefit_output.c) around the modefit modules. */

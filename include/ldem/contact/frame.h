@@ -9,6 +9,10 @@
  *
  * The history stack never leaves the frame, so it needs no rotation.
  *
+ * Kuhn's literal first-order update (eqs. 12–17: ldem_contact_twirl, _tilt_spheres,
+ * _frame_rotate, _frame_follow) is not part of the library; the tests keep it in
+ * tests/support/contact_frame_kuhn.h to compare against.
+ *
  * A caution for the DEM step that feeds these functions: Kuhn's eq. 9 with linear lever arms
  * (Δθ × r) is objective only to first order. Under a rigid tumble it leaves a sideways
  * contact translation of about ½ θ_t (θ·n) r per step, which over a few radians of twirl and
@@ -32,27 +36,6 @@ ldem_quat ldem_contact_frame_init(ldem_vec3 n);
 /* The current normal (local z axis) of a frame. */
 ldem_vec3 ldem_contact_frame_normal(ldem_quat q);
 
-/* Eq. 13: the twirl angle about n, half the sum of the two bodies' rotation increments
- * projected on the normal. */
-double ldem_contact_twirl(ldem_vec3 n, ldem_vec3 dtheta_i, ldem_vec3 dtheta_j);
-
-/* Eqs. 14–15 for two spheres: the tilt of the normal, Δθ = n × (Δx_j − Δx_i)/(r_i + r_j), from
- * the centre displacements and the radii of curvature (r_i + r_j is the centre distance). */
-ldem_vec3 ldem_contact_tilt_spheres(ldem_vec3 n, ldem_vec3 dx_i, ldem_vec3 dx_j, double r_i,
-                                    double r_j);
-
-/* Eqs. 12 and 17: q ← Δq ⊗ q with Δq = (1, Δθ/2), Δθ = twirl·n + tilt, then renormalize by
- * `mode` (exact by default in callers; Katz is one Newton step, no square root). */
-ldem_quat ldem_contact_frame_rotate(ldem_quat q, double twirl, ldem_vec3 tilt,
-                                    enum ldem_quat_renorm mode);
-
-/* The same rotation when the new normal is known exactly (e.g. from the narrow phase): the
- * twirl about the old normal (first order, like eq. 17: by 2·atan(twirl/2)), then the shortest
- * rotation taking the old normal onto n_new (exact).
- * The frame's z axis then equals n_new (to round-off) so errors do not accumulate. */
-ldem_quat ldem_contact_frame_follow(ldem_quat q, double twirl, ldem_vec3 n_new,
-                                    enum ldem_quat_renorm mode);
-
 /* The twist of a rotation dq about the unit axis n is (w, (v·n) n) normalized, w ≥ 0: a
  * rotation about n, kept here as its unit 2-vector (cos, sin) of the half angle. A zero
  * 2-vector (a half turn about an axis normal to n) gives the identity, as
@@ -66,8 +49,10 @@ static inline void ldem__contact_twist_about(ldem_quat dq, ldem_vec3 n, double h
     half[1] = r > 0.0 ? s / r : 0.0;
 }
 
-/* ldem_contact_frame_follow with the bodies' rotation increments given as unit quaternions
- * dq_i, dq_j (each q_now ⊗ q_prevᵀ; identity for a wall): each increment is split into its
+/* The frame update of the DEM step (Kuhn's eqs. 12–17, exact rather than first order): the
+ * new normal n_new comes from the narrow phase, and the bodies' rotation increments are given
+ * as unit quaternions dq_i, dq_j (each q_now ⊗ q_prevᵀ; identity for a wall). Each increment is
+ * split into its
  * twist about the old normal and a swing (the swing–twist decomposition), the frame turns by
  * the mean of the two twists and then by the shortest rotation onto n_new. For a rigidly
  * moving pair this is exactly the pair's rotation, whatever its size (the first-order twirl

@@ -1,7 +1,7 @@
 /* ldem/contact/hertz.h — Hertz normal contact of two elastic spheres of one material.
  *
  * Total normal approach (overlap) d = R1 + R2 − |x1 − x2|, compression positive. The pair's
- * constants follow jager.md §1 (and Kuhn's paper, converted to total quantities):
+ * constants follow docs/jager.md §1 (and Kuhn's paper, converted to total quantities):
  *
  *   R* = R1 R2/(R1 + R2)          E* = E/(2(1 − ν²))          G* = E/((1 + ν)(2 − ν))
  *   κ  = E* / G* = (2 − ν)/(2(1 − ν))                           a(d) = √(R* d)

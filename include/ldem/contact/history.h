@@ -8,7 +8,7 @@
  * links. Index 0 is "none" (cell 0 is never used), so a zeroed contact is an empty one.
  *
  * A cell's top level is the bottom level of the cell above it, and the top cell's is the
- * contact's current approach d (jager.md §2: z_n = d). Kuhn's cells hold the top level
+ * contact's current approach d (docs/jager.md §2: z_n = d). Kuhn's cells hold the top level
  * instead; then a walk down a stack reads the cell below for each segment's bottom, a second
  * scattered load, and every truncation rewrites the top's level. Holding the bottom, a
  * segment is one cell, and cells never change once pushed (β merging aside).
@@ -45,7 +45,7 @@ typedef struct ldem_history_pool {
     ldem_history_cell *cell;  /* capacity entries; cell[0] unused */
     uint32_t *next;           /* link to the cell below (or the next free cell); 0 = none */
     uint8_t *merged;          /* per cell: 1 when lossless compression merged legs into it
-                               * (docs/jager.md, "Lossless compression"), 0 for a leg the
+                               * (docs/jager.md §5), 0 for a leg the
                                * exact history holds as it is */
     double *force;            /* N(base) per cell when cache_force, else NULL */
     uint32_t capacity;        /* number of slots including the unused slot 0 */

@@ -1,5 +1,5 @@
 /* ldem/contact/jager.h — Kuhn's implementation of Jäger's exact Cattaneo–Mindlin–
- * Deresiewicz tangential force for arbitrary 3-D histories (jager.md in the design notes).
+ * Deresiewicz tangential force for arbitrary 3-D histories (docs/jager.md).
  *
  * Inputs are DEM-usual total quantities in the contact frame: the normal approach d and the
  * 2-vector tangential displacement s. Each call moves the contact along one straight line in
@@ -13,7 +13,7 @@
  * the top two: below, at ldem_jager_contact). A contact that is all zeros
  * (ldem_jager_contact_init) is unloaded and not in contact. The invariants of the state and
  * the lossless compression of the stack (legs that agree to rounding are one leg; no force
- * changes by more than 5e-13 μN) are in docs/jager.md.
+ * changes by more than 5e-13 μN) are in docs/jager.md §2 and §5.
  *
  * Energy (opt-in, params.track_energy, off after ldem_jager_params_init because it doubles the
  * cost of a slip step): the stored tangential elastic energy is the energy
@@ -22,8 +22,8 @@
  * contribute their final traction times their slip (exact for steps at constant d, where a
  * slipping spring's traction is constant; first-order in Δd otherwise), springs that leave
  * the contact release the energy they hold when they leave. It is never negative in collinear
- * histories; in 3-D the chord rule (jager.md §4) is not Coulomb-consistent spring by spring,
- * and a step whose slip work would come out negative counts zero.
+ * histories; in 3-D the chord rule (docs/jager.md §4) is not Coulomb-consistent spring by
+ * spring, and a step whose slip work would come out negative counts zero.
  */
 #ifndef LDEM_CONTACT_JAGER_H
 #define LDEM_CONTACT_JAGER_H
@@ -46,13 +46,13 @@ typedef struct ldem_jager_params {
                            * differ by less than beta·mu (0 = exact; typical 0.1–0.2) */
     bool track_energy;    /* accumulate dissipated work: a Gauss quadrature per slipped leg */
     bool full_history;    /* keep every leg: no lossless compression (to measure what it
-                           * saves; false, the default, merges legs as docs/jager.md proves
+                           * saves; false, the default, merges legs as docs/jager.md §5 proves
                            * harmless) */
 } ldem_jager_params;
 
 /* Lossless compression's tolerance ε: merged legs keep every spring of the contact within
  * ε·μ·z (z its level) of where the uncompressed history puts it, which bounds the change of
- * any later tangential force by ε/2 · μN in collinear histories (docs/jager.md). */
+ * any later tangential force by ε/2 · μN in collinear histories (docs/jager.md §5). */
 #define LDEM_JAGER_LOSSLESS_TOLERANCE 1e-12
 
 /* Flags of ldem_jager_step_pair. */
@@ -69,7 +69,7 @@ enum { LDEM_JAGER_ENERGY = 1u, LDEM_JAGER_FULL_HISTORY = 2u };
  * moves nothing back from the pool, so `nheld` may be below both 2 and `length`. */
 enum { LDEM_JAGER_HELD = 2 };
 
-/* The leg lossless compression is growing (docs/jager.md, "Lossless compression"): merged from
+/* The leg lossless compression is growing (docs/jager.md §5): merged from
  * consecutive pristine legs, the one below the top or the top itself. Its slope is the chord
  * from its base to its top, kept as the compensated sum of the merged legs' displacements, so
  * that a million merges do not drift it; the disc is where the slope may still go without a

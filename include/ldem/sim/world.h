@@ -2,8 +2,9 @@
  * grain shapes, bodies (structure of arrays), walls, and the persistent contact list with its
  * Jäger history pools (design layer 4, "world").
  *
- * Conventions (DESIGN.md): the body frame has its origin at the centre of mass and its axes
- * along the principal axes of inertia; a body's orientation q maps body to world components.
+ * Conventions (docs/design.md): the body frame has its origin at the centre of mass and its
+ * axes along the principal axes of inertia; a body's orientation q maps body to world
+ * components.
  * A contact's normal points from body i to body j (or to the wall), compression positive;
  * the force stored with a contact is the force ON j (body i receives its exact negative, so
  * Newton's third law holds bit for bit).
