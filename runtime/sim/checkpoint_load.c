@@ -19,7 +19,7 @@
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
 #include "ldem/memory_budget.h"
-#include "sim_internal.h"
+#include "step_work.h"
 
 /* ---- validation ---- */
 
@@ -843,7 +843,8 @@ static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, c
     }
     /* The step's scratch (shard lists) describes the old contact list: drop it, the next
      * step rebuilds it from the restored one. */
-    ldem_step_work_free(w->work);
+    if (w->work_free)
+        w->work_free(w->work);
     w->work = NULL;
     int rc = restore_contacts(w, s->cont, path, h, err);
     if (rc) {

@@ -16,7 +16,7 @@
 #include "ldem/bundle.h"
 #include "ldem/bytes.h"
 #include "ldem/outfile.h"
-#include "sim_internal.h"
+#include "step_work.h"
 
 /* Buffered writer of one section's payload; the first error sticks. */
 typedef struct sink {

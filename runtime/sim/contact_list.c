@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_list.h"
 #include "ldem/sim/broadphase.h"
-#include "sim_internal.h"
+#include "step_work.h"
+#include "walls.h"
+#include "contact_forces.h"
+#include "periodic.h"
 
 static uint64_t contact_key(const ldem_contact *c)
 {

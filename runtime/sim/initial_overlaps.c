@@ -14,7 +14,7 @@
 #include "ldem/log.h"
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
-#include "sim_internal.h"
+#include "walls.h"
 
 #define SHOWN 5   /* overlaps named in the error */
 

@@ -11,7 +11,8 @@
 #include <math.h>
 
 #include "ldem/sim/world.h"
-#include "rotor_lanes.h" /* two lanes; sim_internal.h */
+#include "rotor_lanes.h" /* two lanes */
+#include "step_work.h"    /* ldem__lanes_best */
 
 enum { AXIS_X = 0, AXIS_Y = 1, AXIS_Z = 2 };
 

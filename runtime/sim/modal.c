@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "modal.h"
 #include "ldem/sim/node_clusters.h"
-#include "sim_internal.h"
+#include "step_work.h"
 
 /* The body's modes, or NULL when it is rigid. */
 static const ldem_modeset *modes_of(const ldem_world *w, size_t i)

@@ -18,7 +18,7 @@
 #include "ldem/log.h"
 #include "ldem/outfile.h"
 #include "ldem/sim/measure.h"
-#include "sim_internal.h"
+#include "periodic.h"
 
 #define PROBES_TITLE "# demrun probes\n"
 

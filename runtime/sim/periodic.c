@@ -4,8 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "periodic.h"
 #include "ldem/sym3.h"
-#include "sim_internal.h"
+#include "step_work.h"
 
 void ldem_periodic_wrap(ldem_world *w)
 {

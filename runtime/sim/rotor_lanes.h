@@ -19,7 +19,8 @@
 #ifndef LDEM_SIM_ROTOR_LANES_H
 #define LDEM_SIM_ROTOR_LANES_H
 
-#include "sim_internal.h"
+#include "integrate_lanes.h"
+#include "ldem/sim/world.h"
 #include "sphere_lanes.h"
 
 static inline ldem__vl ldem__vl_max(ldem__vl a, ldem__vl b) /* is_isotropic's max2 */

@@ -9,7 +9,10 @@
 #ifndef LDEM_SIM_SPHERE_LANES_UPDATE_H
 #define LDEM_SIM_SPHERE_LANES_UPDATE_H
 
-#include "sim_internal.h"
+#include "step_work.h"
+#include "contact_forces.h"
+#include "contact_loop.h"
+#include "contact_kinematics.h"
 #include "sphere_lanes.h"
 #include "sphere_lanes_io.h"
 
@@ -45,7 +48,7 @@ static void add_to_sums_lanes(ldem__v3l force, ldem__v3l branch, ldem__v3l n, ld
         sums->stiffness[a] = acc[9 + a];
 }
 
-/* ldem__hertz_forces of touching sphere pairs that all still overlap (xi, xj the centres,
+/* ldem__patch_forces of touching sphere pairs that all still overlap (xi, xj the centres,
  * j's at its image; n, at the patches' normals and points): the stiffness, the damping
  * (computed in every lane, kept where the lane's law has it), the tangential force out of the
  * frame, the torques; and their stress sums when `sums` is not NULL. */
@@ -182,7 +185,7 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
     if (!unit) { /* a normal the frame follow would renormalize: all go the scalar way */
         patch_geometry(p, normal, point);
         for (int l = 0; l < LANES; l++) {
-            int rc = ldem__hertz_contact(w, c[l], &off[l], &p[l], dq);
+            int rc = ldem__patch_contact(w, c[l], &off[l], &p[l], dq);
             if (rc) {
                 *failed = l;
                 return rc;
@@ -207,20 +210,20 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
      * once (and the forces below read them from the contacts). */
     for (int l = 0; l < LANES; l++) {
         double ds[2] = {local.x[l], local.y[l]};
-        int rc = ldem__hertz_law_step(w, c[l], p[l].overlap, ds, &normal_l[l], t_l[l]);
+        int rc = ldem__patch_law_step(w, c[l], p[l].overlap, ds, &normal_l[l], t_l[l]);
         if (rc) { /* as contact_update leaves them: the lanes so far updated, then stop */
             patch_geometry(p, normal, point);
             for (int m = 0; m <= l; m++) {
                 c[m]->frame = ldem__ql_lane(frame, m);
-                ldem__hertz_record_patch(c[m], &p[m]);
-                ldem__hertz_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
+                ldem__record_patch(c[m], &p[m]);
+                ldem__patch_forces(w, c[m], &off[m], &p[m], ldem__v3l_lane(du, m), normal_l[m],
                                    t_l[m]);
             }
             *failed = l;
             return rc;
         }
     }
-    /* ldem__hertz_record_patch, all lanes at once (nnodes is 0 for sphere pairs) */
+    /* ldem__record_patch, all lanes at once (nnodes is 0 for sphere pairs) */
     ldem_vec3 *normal_p[LANES], *point_p[LANES];
     for (int l = 0; l < LANES; l++) {
         c[l]->overlap = p[l].overlap;
@@ -239,7 +242,7 @@ static int update_sphere_lanes(ldem_world *w, ldem_contact *const c[LANES],
     } else { /* a lane that separated clears its forces */
         patch_geometry(p, normal, point);
         for (int l = 0; l < LANES; l++)
-            ldem__hertz_forces(w, c[l], &off[l], &p[l], ldem__v3l_lane(du, l), normal_l[l],
+            ldem__patch_forces(w, c[l], &off[l], &p[l], ldem__v3l_lane(du, l), normal_l[l],
                                t_l[l]);
         for (int l = 0; sums && l < LANES; l++)
             ldem__add_to_sums(w, c[l], &off[l], sums);

@@ -9,7 +9,7 @@
 #include "ldem/sim/output.h"
 #include "ldem/sim/scene.h"
 #include "ldem/sim/step.h"
-#include "sim_internal.h"
+#include "periodic.h"
 
 uint64_t ldem_stage_steps_of(double duration, double dt)
 {

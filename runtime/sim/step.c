@@ -12,7 +12,13 @@
 #endif
 
 #include "ldem/sim/integrate.h"
-#include "sim_internal.h"
+#include "step_work.h"
+#include "walls.h"
+#include "contact_list.h"
+#include "contact_forces.h"
+#include "contact_loop.h"
+#include "modal.h"
+#include "periodic.h"
 
 void ldem_step_work_free(struct ldem_step_work *k)
 {
@@ -51,6 +57,7 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         k->lanes = ldem__lanes_best();
         k->hits = calloc((size_t)threads, sizeof *k->hits);
         w->work = k;
+        w->work_free = ldem_step_work_free;
         if (!k->hits)
             goto nomem;
     }

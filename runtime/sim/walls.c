@@ -10,10 +10,10 @@
  */
 #include <inttypes.h>
 
+#include "walls.h"
 #include "ldem/log.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
-#include "sim_internal.h"
 
 ldem_wall_geom ldem_wall_pose(const ldem_wall *wl)
 {

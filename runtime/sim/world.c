@@ -3,7 +3,6 @@
 #include "ldem/levelset.h"
 #include "ldem/sim/node_clusters.h"
 
-#include "sim_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +157,8 @@ void ldem_world_free(ldem_world *w)
     free(w->radius_list);
     free(w->probe_modal);
     modal_free(&w->modal);
-    ldem_step_work_free(w->work);
+    if (w->work_free)
+        w->work_free(w->work);
     memset(w, 0, sizeof *w);
 }
 

@@ -14,7 +14,6 @@
 #include "../support/law_states.h"
 #include "ldem/sim/step.h"
 #include "ldem/sim/timestep.h"
-#include "sim_internal.h"
 #include "world_fixture.h"
 
 static const double PI = 3.14159265358979323846;

@@ -16,7 +16,8 @@
 #include "ldem/sim/integrate.h"
 #include "ldem/sim/world.h"
 #include "ldem/vec3.h"
-#include "sim_internal.h" /* ldem__integrate_first_half_lanes, ldem__lanes_best */
+#include "../../runtime/sim/step_work.h"
+#include "../../runtime/sim/integrate_lanes.h"
 
 #define PI 3.14159265358979323846
 

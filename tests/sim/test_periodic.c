@@ -29,7 +29,6 @@
 #include "ldem/sim/cell.h"
 #include "ldem/sim/checkpoint.h"
 #include "ldem/sim/step.h"
-#include "sim_internal.h"
 #include "../support/test_rng.h"
 #include "world_fixture.h"
 

@@ -14,7 +14,7 @@
 #include "ldem/contact/frame.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"
-#include "sim_internal.h"
+#include "../../runtime/sim/step_work.h"
 #include "sphere_lanes.h"
 #include "sphere_lanes_io.h"
 #include "world_fixture.h"

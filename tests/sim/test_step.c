@@ -18,7 +18,8 @@
 #include "ldem/contact/hertz.h"
 #include "ldem/sim/integrate.h"
 #include "ldem/sim/step.h"
-#include "sim_internal.h"
+#include "../../runtime/sim/step_work.h"
+#include "../../runtime/sim/contact_loop.h"
 #include "world_fixture.h"
 
 static const double PI = 3.14159265358979323846;

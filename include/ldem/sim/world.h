@@ -317,7 +317,10 @@ typedef struct ldem_world {
     int track_energy;        /* Jäger dissipation bookkeeping (a Gauss rule per slipped leg) */
     int probe_measure;       /* probes carry the packing's measures (ldem/sim/measure.h) */
 
-    struct ldem_step_work *work;  /* step.c's scratch (shard lists, per-thread buffers) */
+    /* The stepper's scratch (shard lists, per-thread buffers), which the stepper (step.c)
+     * allocates and gives its own destructor with: the world holds it without knowing it. */
+    struct ldem_step_work *work;
+    void (*work_free)(struct ldem_step_work *work);
 } ldem_world;
 
 /* All zero: no materials, bodies, walls or contacts; history pools not yet allocated. */
