@@ -570,6 +570,27 @@ int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta, 
     return jager_step(pair, mu, beta, flags, pool, c, d1, ds[0] / kappa, ds[1] / kappa);
 }
 
+/* The law's step as the contact loop calls it (ldem_law_ops.step of law_hertz_jager.c): the
+ * energy dispatch of jager_step done here, so that the bodies are inlined into the function
+ * the loop calls through its ops table rather than one call further down, which that call
+ * frame cost on every touching contact. Bit for bit ldem_jager_step_pair. */
+int ldem__jager_law_step(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
+                         ldem_history_pool *pool, ldem_jager_contact *c, double d1,
+                         const double ds[2], double *normal, double t[2])
+{
+    c->s[0] += ds[0];
+    c->s[1] += ds[1];
+    const double kappa = pair->kappa, cx = ds[0] / kappa, cy = ds[1] / kappa;
+    const bool full = flags & LDEM_JAGER_FULL_HISTORY;
+    int rc = flags & LDEM_JAGER_ENERGY
+                 ? jager_step_body(pair, mu, beta, full, pool, c, d1, cx, cy, true)
+                 : jager_step_body(pair, mu, beta, full, pool, c, d1, cx, cy, false);
+    *normal = c->n;
+    t[0] = c->t[0];
+    t[1] = c->t[1];
+    return rc;
+}
+
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
                        ldem_jager_contact *c, double d1, const double s1[2])
 {

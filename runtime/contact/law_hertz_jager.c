@@ -33,12 +33,8 @@ static int step(const ldem_pair_law *law, const ldem_law_env *env, void *state, 
     }
     unsigned flags = (env->track_energy ? LDEM_JAGER_ENERGY : 0u) |
                      (law->p[LDEM_JAGER_P_HISTORY] != 0.0 ? LDEM_JAGER_FULL_HISTORY : 0u);
-    int rc = ldem_jager_step_pair(env->pair, law->mu, law->p[LDEM_JAGER_P_BETA], flags,
-                                  env->pool, j, d1, ds);
-    *normal = j->n;
-    t[0] = j->t[0];
-    t[1] = j->t[1];
-    return rc;
+    return ldem__jager_law_step(env->pair, law->mu, law->p[LDEM_JAGER_P_BETA], flags, env->pool,
+                                j, d1, ds, normal, t);
 }
 
 /* A first touch inside the next step needs the gap it starts from; a stack still held

@@ -139,6 +139,12 @@ int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta, 
                          ldem_history_pool *pool, ldem_jager_contact *c, double d1,
                          const double ds[2]);
 
+/* ldem_jager_step_pair, then N and T of the new state out (the Jäger law's step in its ops
+ * table, law_hertz_jager.c). */
+int ldem__jager_law_step(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
+                         ldem_history_pool *pool, ldem_jager_contact *c, double d1,
+                         const double ds[2], double *normal, double t[2]);
+
 /* The same, given the total tangential displacement s1 instead of the increment. */
 int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
                        ldem_jager_contact *c, double d1, const double s1[2]);
