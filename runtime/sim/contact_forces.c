@@ -182,6 +182,7 @@ static int node_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
     c->torque_i = ti;
     c->torque_j = tj;
     c->stored_normal = stored;
+    c->kn = ops->node_stiffness(law) * (c->nsprings ? c->nsprings : 1);
     return LDEM_OK;
 }
 

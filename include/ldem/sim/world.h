@@ -223,8 +223,9 @@ typedef struct ldem_contact {
     ldem_vec3 torque_j;      /* torque on j about its centre (zero for walls) */
     ldem_elastic_pair pair;  /* Hertz constants for r1, r2 (recomputed when they change) */
     double stored_normal;    /* normal elastic energy at the last step */
-    double kn;               /* PATCH laws: dN/dδ at the last update's overlap, for its damping
-                              * and the stress sums' stiffness; not saved, every update sets it */
+    double kn;               /* dN/dδ at the last update (a NODES law: Σ over its springs), for
+                              * the normal damping and the stress sums' stiffness; not saved,
+                              * every update sets it */
     double dissipated;       /* work dissipated outside the law's state: a node law's
                               * friction, the normal damping */
     uint32_t nsprings, springs_capacity;   /* node laws */
