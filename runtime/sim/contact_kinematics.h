@@ -78,7 +78,7 @@ static inline double ldem__effective_mass(const ldem_world *w, const ldem_contac
 
 /* The rate at which the surfaces approach at `at` along n, the normal damping's: the normal
  * relative velocity of the two material points there, (v_j + ω_j × r_j − v_i − ω_i × r_i)·n
- * plus the deformation rate, from the step's material-point move du (contacts.c's
+ * plus the deformation rate, from the step's material-point move du (contact_kinematics.h's
  * material_step) with each body's finite turn replaced by θ × r (θ = log dq). From du alone a
  * grain that only spins would seem to approach at |r| ω² dt/2. xi, xj: the centres (j's at
  * its image; ignored for a wall). One function for the scalar path and the lanes. */

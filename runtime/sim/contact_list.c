@@ -1,6 +1,6 @@
 /* contact_list.c — the persistent contact list: candidates from the broad phase (with a
  * skin), merged into the list at each refresh, grouped into history shards, and the test of
- * when the next refresh is due. The contacts' update each step is contacts.c's.
+ * when the next refresh is due. The contacts' update each step is contact_loop.c's.
  *
  * The list holds every candidate pair sorted by (i, j); a pair keeps its state (frame,
  * Jäger stack, springs) for as long as it stays a candidate, and separated candidates cost

@@ -1,7 +1,7 @@
 /* modal.c — the modal degrees of freedom of deformable grains (Henzel & Karapiperis eq. 38,
  * M ε̈ + C ε̇ + F_int(ε) = Q), advanced by the same velocity Verlet as the rigid motion:
  * half kick of ε̇ with the forces of the last evaluation, drift of ε, new contact forces and
- * Q (contacts.c projects each nodal force on Φα), half kick. The damping term uses the
+ * Q (modal_coupling.c projects each nodal force on Φα), half kick. The damping term uses the
  * half-step rate, as the rigid damping does (first order in C, like LAMMPS's and YADE's
  * damping of the half-step velocities).
  *

@@ -1,4 +1,4 @@
-/* The Hertz laws' normal damping (contacts: damping: ζ; runtime/sim/contacts.c) on hand-built
+/* The Hertz laws' normal damping (contacts: damping: ζ; runtime/sim/contact_forces.c) on hand-built
  * worlds:
  *   - a head-on collision of two spheres rebounds with the restitution that an independent
  *     integration (RK4 on the relative approach, 1e5 steps) of the same law gives:

@@ -195,7 +195,7 @@ Test(rest, static_overlap_is_hertz)
 }
 
 /* A pair inside the skin but apart is a separated candidate: its steps keep only the gap
- * (contacts.c, keep_gap, whichever path takes it). The gap must reach the law: the step in
+ * (contact_forces.h, ldem__keep_gap, whichever path takes it). The gap must reach the law: the step in
  * which the pair first touches counts only the in-contact fraction f = d1/(d1 − d0) of its
  * slide (docs/jager.md §7, first touch inside a step). Over that part the overlap and the
  * slide grow together from zero with no slip, so Mindlin–Deresiewicz's dT = 8 G* a dδ·(s/δ1)

@@ -205,7 +205,7 @@ typedef struct ldem_contact {
     uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
     int8_t image[3];         /* periodic cell: j's image seen from i is x_j + h·image (set by
                               * the broad phase at each list build; zero in open space) */
-    uint8_t rigid_spheres;   /* two rigid spheres under a Hertz-normal law: the pair contacts.c's
+    uint8_t rigid_spheres;   /* two rigid spheres under a Hertz-normal law: the pair the loop's
                               * shortcuts take (set at each list build and restore) */
     uint32_t law;            /* index into world->laws (material pair) */
     uint32_t shard;          /* history pool */
