@@ -14,6 +14,8 @@
 #ifndef LDEM_BUNDLE_H
 #define LDEM_BUNDLE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,42 +53,44 @@ typedef struct ldem_bundle {
 } ldem_bundle;
 
 /* ---- in-memory bundles ---- */
-void ldem_bundle_init(ldem_bundle *b);
-void ldem_bundle_free(ldem_bundle *b);
-void ldem_section_free(ldem_section *s);
+LDEM_API void ldem_bundle_init(ldem_bundle *b);
+LDEM_API void ldem_bundle_free(ldem_bundle *b);
+LDEM_API void ldem_section_free(ldem_section *s);
 /* NULL when absent. */
-const ldem_section *ldem_bundle_find(const ldem_bundle *b, const char *tag);
+LDEM_API const ldem_section *ldem_bundle_find(const ldem_bundle *b, const char *tag);
 /* Add a section or replace the one with the same tag (keeping its position), taking
  * ownership of `data` (malloc'd, `length` bytes) whatever the outcome. */
-int ldem_bundle_put(ldem_bundle *b, const char *tag, uint32_t flags, unsigned char *data,
-                    uint64_t length, ldem_err *err);
+LDEM_API int ldem_bundle_put(ldem_bundle *b, const char *tag, uint32_t flags, unsigned char *data,
+                             uint64_t length, ldem_err *err);
 /* Same, copying the payload. */
-int ldem_bundle_put_copy(ldem_bundle *b, const char *tag, uint32_t flags, const void *data,
-                         uint64_t length, ldem_err *err);
+LDEM_API int ldem_bundle_put_copy(ldem_bundle *b, const char *tag, uint32_t flags, const void *data,
+                                  uint64_t length, ldem_err *err);
 /* 1 if removed, 0 if there was no such section. */
-int ldem_bundle_remove(ldem_bundle *b, const char *tag);
+LDEM_API int ldem_bundle_remove(ldem_bundle *b, const char *tag);
 /* A tag is four printable ASCII characters (0x21..0x7e), and not the end marker. */
-int ldem_tag_is_valid(const char *tag);
+LDEM_API int ldem_tag_is_valid(const char *tag);
 
 /* ---- streaming reader ---- */
 typedef struct ldem_bundle_reader ldem_bundle_reader;
 
 /* `name` labels errors ("grain.ldg", "<stdin>"); the reader does not close `fp`. */
-int ldem_bundle_reader_open(ldem_bundle_reader **r, FILE *fp, const char *name, ldem_err *err);
-void ldem_bundle_reader_close(ldem_bundle_reader *r);
-void ldem_bundle_reader_set_max_section(ldem_bundle_reader *r, uint64_t max_bytes);
+LDEM_API int ldem_bundle_reader_open(ldem_bundle_reader **r, FILE *fp, const char *name,
+                                     ldem_err *err);
+LDEM_API void ldem_bundle_reader_close(ldem_bundle_reader *r);
+LDEM_API void ldem_bundle_reader_set_max_section(ldem_bundle_reader *r, uint64_t max_bytes);
 /* Bytes consumed so far. */
-int64_t ldem_bundle_reader_offset(const ldem_bundle_reader *r);
+LDEM_API int64_t ldem_bundle_reader_offset(const ldem_bundle_reader *r);
 
 /* Start the next bundle: *have = 1 and *version set when a header was read, *have = 0 at
  * a clean end of stream. */
-int ldem_bundle_reader_next(ldem_bundle_reader *r, int *have, uint32_t *version, ldem_err *err);
+LDEM_API int ldem_bundle_reader_next(ldem_bundle_reader *r, int *have, uint32_t *version,
+                                     ldem_err *err);
 /* Next section of the current bundle into *s (caller frees with ldem_section_free);
  * *is_end = 1 when the end marker was read (then *s is untouched). */
-int ldem_bundle_reader_section(ldem_bundle_reader *r, ldem_section *s, int *is_end,
-                               ldem_err *err);
+LDEM_API int ldem_bundle_reader_section(ldem_bundle_reader *r, ldem_section *s, int *is_end,
+                                        ldem_err *err);
 /* Convenience: the whole next bundle. *have = 0 at clean end of stream. */
-int ldem_bundle_read(ldem_bundle_reader *r, ldem_bundle *b, int *have, ldem_err *err);
+LDEM_API int ldem_bundle_read(ldem_bundle_reader *r, ldem_bundle *b, int *have, ldem_err *err);
 
 /* ---- streaming writer ---- */
 typedef struct ldem_bundle_writer {
@@ -100,21 +104,24 @@ typedef struct ldem_bundle_writer {
     char (*tags)[5];
 } ldem_bundle_writer;
 
-int ldem_bundle_writer_begin(ldem_bundle_writer *w, FILE *fp, const char *name, ldem_err *err);
+LDEM_API int ldem_bundle_writer_begin(ldem_bundle_writer *w, FILE *fp, const char *name,
+                                      ldem_err *err);
 /* Open a section of known length, then feed exactly `length` bytes with write_data. */
-int ldem_bundle_writer_section_begin(ldem_bundle_writer *w, const char *tag, uint32_t flags,
-                                     uint64_t length, ldem_err *err);
-int ldem_bundle_writer_data(ldem_bundle_writer *w, const void *data, size_t n, ldem_err *err);
-int ldem_bundle_writer_section_end(ldem_bundle_writer *w, ldem_err *err);
+LDEM_API int ldem_bundle_writer_section_begin(ldem_bundle_writer *w, const char *tag,
+                                              uint32_t flags, uint64_t length, ldem_err *err);
+LDEM_API int ldem_bundle_writer_data(ldem_bundle_writer *w, const void *data, size_t n,
+                                     ldem_err *err);
+LDEM_API int ldem_bundle_writer_section_end(ldem_bundle_writer *w, ldem_err *err);
 /* One-shot section. */
-int ldem_bundle_writer_section(ldem_bundle_writer *w, const ldem_section *s, ldem_err *err);
+LDEM_API int ldem_bundle_writer_section(ldem_bundle_writer *w, const ldem_section *s,
+                                        ldem_err *err);
 /* Write the end marker and release the writer (the FILE stays open). */
-int ldem_bundle_writer_end(ldem_bundle_writer *w, ldem_err *err);
+LDEM_API int ldem_bundle_writer_end(ldem_bundle_writer *w, ldem_err *err);
 /* Release without writing an end marker (after an error). */
-void ldem_bundle_writer_discard(ldem_bundle_writer *w);
+LDEM_API void ldem_bundle_writer_discard(ldem_bundle_writer *w);
 
 /* Convenience: a whole in-memory bundle. */
-int ldem_bundle_write(FILE *fp, const char *name, const ldem_bundle *b, ldem_err *err);
+LDEM_API int ldem_bundle_write(FILE *fp, const char *name, const ldem_bundle *b, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #ifndef LDEM_ENERGY_H
 #define LDEM_ENERGY_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 
 #include "ldem/err.h"
@@ -35,21 +37,22 @@ typedef struct ldem_energy_curve {
 /* Builds the interpolant of one table (copies it). Fails with LDEM_ERR_INPUT when the
  * stored U samples differ from the integral of the interpolated F by more than
  * 1e-9 · (|U| scale + |F| scale · ε range). */
-int ldem_energy_prepare(const ldem_etab_table *t, ldem_energy_curve *c, ldem_err *err);
-void ldem_energy_curve_free(ldem_energy_curve *c);
+LDEM_API int ldem_energy_prepare(const ldem_etab_table *t, ldem_energy_curve *c, ldem_err *err);
+LDEM_API void ldem_energy_curve_free(ldem_energy_curve *c);
 
 /* U(ε), F(ε) and the tangent stiffness dF/dε (any pointer may be NULL). Returns LDEM_OK,
  * or LDEM_ERR_INPUT if ε is outside the table and the table forbids extrapolation. */
-int ldem_energy_at(const ldem_energy_curve *c, double eps, double *U, double *F, double *dF);
+LDEM_API int ldem_energy_at(const ldem_energy_curve *c, double eps, double *U, double *F,
+                            double *dF);
 /* The same, and on failure err (may be NULL) says why: ε and the table's range. */
-int ldem_energy_eval(const ldem_energy_curve *c, double eps, double *U, double *F, double *dF,
-                     ldem_err *err);
+LDEM_API int ldem_energy_eval(const ldem_energy_curve *c, double eps, double *U, double *F,
+                              double *dF, ldem_err *err);
 
 /* Given knots and force samples, the energy samples that make a consistent table:
  * U_i = ∫ of the interpolated F from ε_ref, where ε_ref = 0 when 0 lies within the knots
  * (U(0) = 0) and ε_0 otherwise. energy[] receives n values. */
-int ldem_energy_integrate(const double *eps, const double *force, size_t n, uint32_t interp,
-                          double *energy, ldem_err *err);
+LDEM_API int ldem_energy_integrate(const double *eps, const double *force, size_t n,
+                                   uint32_t interp, double *energy, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@
 #ifndef LDEM_ERR_H
 #define LDEM_ERR_H
 
+#include "ldem/export.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -45,39 +47,39 @@ typedef struct ldem_err {
 } ldem_err;
 
 /* Reset to "no error". */
-void ldem_err_clear(ldem_err *e);
+LDEM_API void ldem_err_clear(ldem_err *e);
 
 /* Record an error; returns `code` so that callers can write `return ldem_err_set(...)`.
  * `e` may be NULL (the error is then only returned). `file` may be NULL. */
-int ldem_err_set(ldem_err *e, int code, const char *file, long line, const char *fmt, ...)
+LDEM_API int ldem_err_set(ldem_err *e, int code, const char *file, long line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
 /* Same for binary inputs: the location is a byte offset. */
-int ldem_err_set_offset(ldem_err *e, int code, const char *file, long long offset,
-                        const char *fmt, ...)
+LDEM_API int ldem_err_set_offset(ldem_err *e, int code, const char *file, long long offset,
+                                 const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
-int ldem_err_vset(ldem_err *e, int code, const char *file, long line, long long offset,
-                  const char *fmt, va_list ap);
+LDEM_API int ldem_err_vset(ldem_err *e, int code, const char *file, long line, long long offset,
+                           const char *fmt, va_list ap);
 
 /* Print "prog: error: FILE:LINE: msg" (or "FILE: byte N: msg", or just "msg") on one line. */
-void ldem_err_print(const ldem_err *e, const char *prog, FILE *out);
+LDEM_API void ldem_err_print(const ldem_err *e, const char *prog, FILE *out);
 
 /* Process exit status for an error: 2 for input/usage errors, 1 for everything else. */
-int ldem_err_exit_code(const ldem_err *e);
+LDEM_API int ldem_err_exit_code(const ldem_err *e);
 
-const char *ldem_status_name(int code);
+LDEM_API const char *ldem_status_name(int code);
 
 /* LDEM_ERR_INPUT for an errno that says the path was wrong (ENOENT, ENOTDIR, EISDIR, EACCES,
  * EPERM, EROFS, ENAMETOOLONG, ELOOP, ENXIO, ETXTBSY), LDEM_ERR_NOMEM for ENOMEM,
  * LDEM_ERR_IO for the rest (ENOSPC, EDQUOT, EIO, EMFILE, ...). */
-int ldem_status_from_errno(int errnum);
+LDEM_API int ldem_status_from_errno(int errnum);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
 #ifndef LDEM_GRID_H
 #define LDEM_GRID_H
 
+#include "ldem/export.h"
+
 #include "ldem/sections.h"
 #include "ldem/vec3.h"
 
@@ -17,17 +19,17 @@ extern "C" {
 
 /* φ at x by trilinear interpolation; *grad (if non-NULL) receives the gradient of the
  * trilinear interpolant. Returns 1 if x lies inside the grid's box, 0 if it was clamped. */
-int ldem_lset_sample(const ldem_lset *ls, ldem_vec3 x, double *phi, ldem_vec3 *grad);
+LDEM_API int ldem_lset_sample(const ldem_lset *ls, ldem_vec3 x, double *phi, ldem_vec3 *grad);
 
 /* Per-axis Lipschitz constants of the trilinear interpolant: lip[a] is the largest |Δφ| over
  * one grid edge along axis a, divided by spacing[a]. Every ∂φ/∂x_a of the interpolant is
  * a mean of such edge slopes and clamping outside the box only flattens φ, so
  * |φ(x) − φ(y)| ≤ Σa lip[a] |x_a − y_a| for any two points. About 1 for a signed
  * distance; computed, not assumed, so that a grid that is not one still gets a true bound. */
-void ldem_lset_lipschitz(const ldem_lset *ls, double lip[3]);
+LDEM_API void ldem_lset_lipschitz(const ldem_lset *ls, double lip[3]);
 
 /* Position of grid node (i, j, k). */
-ldem_vec3 ldem_lset_node(const ldem_lset *ls, uint32_t i, uint32_t j, uint32_t k);
+LDEM_API ldem_vec3 ldem_lset_node(const ldem_lset *ls, uint32_t i, uint32_t j, uint32_t k);
 
 #ifdef __cplusplus
 }

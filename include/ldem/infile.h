@@ -4,6 +4,8 @@
 #ifndef LDEM_INFILE_H
 #define LDEM_INFILE_H
 
+#include "ldem/export.h"
+
 #include <stdio.h>
 
 #include "ldem/err.h"
@@ -20,13 +22,13 @@ typedef struct ldem_infile {
 /* fopen(path, "rb") for a file the user named, refusing a directory: Linux opens one and
  * only the first read fails (EISDIR), which would be reported as an I/O failure (exit 1)
  * instead of the wrong path it is. NULL with errno set (EISDIR for a directory). */
-FILE *ldem_fopen_input(const char *path);
+LDEM_API FILE *ldem_fopen_input(const char *path);
 
 /* Open `path` for reading ("rb"); "-" is standard input. Failing to open (a missing file, a
  * directory, no permission) is bad input. */
-int ldem_infile_open(ldem_infile *in, const char *path, ldem_err *err);
+LDEM_API int ldem_infile_open(ldem_infile *in, const char *path, ldem_err *err);
 /* Close unless it is standard input. */
-void ldem_infile_close(ldem_infile *in);
+LDEM_API void ldem_infile_close(ldem_infile *in);
 
 #ifdef __cplusplus
 }

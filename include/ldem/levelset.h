@@ -9,6 +9,8 @@
 #ifndef LDEM_LEVELSET_H
 #define LDEM_LEVELSET_H
 
+#include "ldem/export.h"
+
 #include "ldem/blocks.h"
 #include "ldem/err.h"
 #include "ldem/modes.h"
@@ -22,14 +24,14 @@ extern "C" {
 
 /* φ and the world-frame gradient of a grain posed at centre xc with orientation q (body →
  * world), at world point p. Returns 1 if p lies inside the grid box, 0 if it was clamped. */
-int ldem_levelset_query(const ldem_lset *ls, ldem_vec3 xc, ldem_quat q, ldem_vec3 p,
-                        double *phi, ldem_vec3 *grad);
+LDEM_API int ldem_levelset_query(const ldem_lset *ls, ldem_vec3 xc, ldem_quat q, ldem_vec3 p,
+                                 double *phi, ldem_vec3 *grad);
 
 /* Radius of mean curvature of the surface near body-frame point p: 2/∇²φ, with the
  * Laplacian from central differences of the trilinear interpolant over one grid spacing.
  * For a distance function of a sphere of radius R this is R (to the grid's accuracy).
  * Flat or concave surfaces (∇²φ ≤ 1e-9/spacing) give INFINITY. */
-double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
+LDEM_API double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
 
 /* ---- deformed grains (Henzel & Karapiperis §3.1.3–3.1.4) ---- */
 
@@ -40,13 +42,14 @@ double ldem_levelset_curvature_radius(const ldem_lset *ls, ldem_vec3 p);
  * J at the last iterate. No grid-wide update. modes == NULL or
  * eps == NULL gives exactly ldem_lset_sample(ls, p, ...). Returns 1 if x_ref lies inside
  * the grid (0: clamped, not inside). */
-int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
-                               const double *eps, ldem_vec3 p, double *phi, ldem_vec3 *grad);
+LDEM_API int ldem_levelset_sample_remap(const ldem_lset *ls, const ldem_modeset *modes,
+                                        const double *eps, ldem_vec3 p, double *phi,
+                                        ldem_vec3 *grad);
 
 /* The same for a world point p of a grain posed at (xc, q); grad in world components. */
-int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, const double *eps,
-                              ldem_vec3 xc, ldem_quat q, ldem_vec3 p, double *phi,
-                              ldem_vec3 *grad);
+LDEM_API int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes,
+                                       const double *eps, ldem_vec3 xc, ldem_quat q, ldem_vec3 p,
+                                       double *phi, ldem_vec3 *grad);
 
 /* How far the remap can move φ at body-frame point p: |φ(p) − φ0(p)| ≤ the returned
  * Σi lip[i] b_i(p), with lip the grid's Lipschitz constants (ldem_lset_lipschitz) and b the
@@ -54,12 +57,12 @@ int ldem_levelset_query_remap(const ldem_lset *ls, const ldem_modeset *modes, co
  * A point whose rigid φ0 exceeds it cannot be inside the deformed grain, so a contact test
  * needs the remap only near the surface. With modes->pullback > 1 the bound covers the
  * MODE block's neighbours too (ldem_modes_block_range_near). */
-double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
-                                 const double lip[3], ldem_vec3 p);
+LDEM_API double ldem_levelset_remap_reach(const ldem_modeset *modes, const double *eps,
+                                          const double lip[3], ldem_vec3 p);
 /* The same bound for every p at once (from the modes' field_max): looser, and one number
  * per grain, so a caller rejects far points with it before asking for the local one. */
-double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
-                                     const double lip[3]);
+LDEM_API double ldem_levelset_remap_reach_max(const ldem_modeset *modes, const double *eps,
+                                              const double lip[3]);
 
 /* A sharper, sign-aware bound for the remap filter. Along the pull back from p to
  * p − u(p), φ(p) − φ0(p) = −∫ ∇φ0 · u, so φ can only drop by Σi max(∂iφ0 · u_i) with
@@ -79,8 +82,8 @@ typedef struct ldem_lset_slopes {
     double *lo, *hi;                  /* 3 per block */
 } ldem_lset_slopes;
 
-int ldem_lset_slopes_build(const ldem_lset *ls, ldem_lset_slopes *out, ldem_err *err);
-void ldem_lset_slopes_free(ldem_lset_slopes *s);
+LDEM_API int ldem_lset_slopes_build(const ldem_lset *ls, ldem_lset_slopes *out, ldem_err *err);
+LDEM_API void ldem_lset_slopes_free(ldem_lset_slopes *s);
 /* The block of s holding body-frame point p (clamped to the box); inline, it runs per
  * node. */
 static inline size_t ldem_lset_slopes_block(const ldem_lset_slopes *s, ldem_vec3 p)
@@ -93,9 +96,9 @@ static inline size_t ldem_lset_slopes_block(const ldem_lset_slopes *s, ldem_vec3
  * than s->reach, else (or s NULL) the Lipschitz bound Σi lip[i] max|u_i| over the block.
  * With modes->pullback > 1, u ranges over the MODE block and its neighbours (the iterates
  * stray from p), or over the whole field if that range is longer than a block. */
-double ldem_levelset_remap_drop(const ldem_lset_slopes *s, const double lip[3],
-                                const ldem_modeset *modes, const double *eps, size_t lset_block,
-                                size_t mode_block);
+LDEM_API double ldem_levelset_remap_drop(const ldem_lset_slopes *s, const double lip[3],
+                                         const ldem_modeset *modes, const double *eps,
+                                         size_t lset_block, size_t mode_block);
 
 /* Interpolation along precomputed level sets (§3.1.4): for each mode α, level sets φ_{α,s}
  * of the grain deformed by ε_{α,s} Φα alone, at `nsamples` amplitudes evenly spaced over
@@ -119,22 +122,22 @@ typedef struct ldem_lset_family {
     double origin[3], spacing[3];
 } ldem_lset_family;
 
-int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
-                           const double *eps_min, const double *eps_max, uint32_t nsamples,
-                           ldem_lset_family *out, ldem_err *err);
-void ldem_lset_family_free(ldem_lset_family *f);
+LDEM_API int ldem_lset_family_build(const ldem_lset *ls, const ldem_modeset *modes,
+                                    const double *eps_min, const double *eps_max, uint32_t nsamples,
+                                    ldem_lset_family *out, ldem_err *err);
+LDEM_API void ldem_lset_family_free(ldem_lset_family *f);
 /* Bytes the family holds. */
-size_t ldem_lset_family_bytes(const ldem_lset_family *f);
+LDEM_API size_t ldem_lset_family_bytes(const ldem_lset_family *f);
 /* Bytes a family of `nmodes` × `nsamples` level sets on φ0's grid would hold at least (the
  * build pads the grid by how far the amplitudes move the grain), saturating at UINT64_MAX:
  * for refusing an absurd sample count before anything is computed. */
-uint64_t ldem_lset_family_bytes_at_least(const ldem_lset *ls, uint32_t nmodes,
-                                         uint64_t nsamples);
+LDEM_API uint64_t ldem_lset_family_bytes_at_least(const ldem_lset *ls, uint32_t nmodes,
+                                                  uint64_t nsamples);
 /* φ and body-frame ∇φ at body-frame point p for amplitudes eps (see above). Returns 1 if p
  * lies inside the family's grid (inside φ0's grid when every amplitude is 0: then φ, ∇φ
  * and the return are exactly ldem_lset_sample's). */
-int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls, const double *eps,
-                            ldem_vec3 p, double *phi, ldem_vec3 *grad);
+LDEM_API int ldem_lset_family_sample(const ldem_lset_family *f, const ldem_lset *ls,
+                                     const double *eps, ldem_vec3 p, double *phi, ldem_vec3 *grad);
 
 #ifdef __cplusplus
 }

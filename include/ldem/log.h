@@ -14,6 +14,8 @@
 #ifndef LDEM_LOG_H
 #define LDEM_LOG_H
 
+#include "ldem/export.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -42,31 +44,35 @@ enum ldem_log_level {
 
 /* Set the level; values outside [ERROR, DEBUG] are clamped, so a tool can pass
  * LDEM_LOG_WARN + n_verbose − n_quiet directly. Errors are never suppressed. */
-void ldem_log_set_level(int level);
-int ldem_log_get_level(void);
+LDEM_API void ldem_log_set_level(int level);
+LDEM_API int ldem_log_get_level(void);
 /* Whether a message at `level` would be printed (to skip expensive formatting). */
-int ldem_log_enabled(int level);
+LDEM_API int ldem_log_enabled(int level);
 
 /* The prefix of every message; a path is reduced to its last component, so argv[0]
  * works. NULL restores the default "ldem". The name is copied (at most 63 bytes). */
-void ldem_log_set_program(const char *name);
-const char *ldem_log_program(void);
+LDEM_API void ldem_log_set_program(const char *name);
+LDEM_API const char *ldem_log_program(void);
 
 /* Where messages go; NULL restores stderr. For tests and for tools that log to a file. */
-void ldem_log_set_stream(FILE *out);
-FILE *ldem_log_stream(void);
+LDEM_API void ldem_log_set_stream(FILE *out);
+LDEM_API FILE *ldem_log_stream(void);
 
-void ldem_log(int level, const char *fmt, ...) LDEM_PRINTF(2, 3);
-void ldem_vlog(int level, const char *fmt, va_list ap) LDEM_PRINTF(2, 0);
+LDEM_API void ldem_log(int level, const char *fmt, ...) LDEM_PRINTF(2, 3);
+LDEM_API void ldem_vlog(int level, const char *fmt, va_list ap) LDEM_PRINTF(2, 0);
 
-void ldem_error(const char *fmt, ...) LDEM_PRINTF(1, 2);
-void ldem_warn(const char *fmt, ...) LDEM_PRINTF(1, 2);
-void ldem_info(const char *fmt, ...) LDEM_PRINTF(1, 2);
-void ldem_debug(const char *fmt, ...) LDEM_PRINTF(1, 2);
+LDEM_API void ldem_error(const char *fmt, ...) LDEM_PRINTF(1, 2);
+LDEM_API void ldem_warn(const char *fmt, ...) LDEM_PRINTF(1, 2);
+LDEM_API void ldem_info(const char *fmt, ...) LDEM_PRINTF(1, 2);
+LDEM_API void ldem_debug(const char *fmt, ...) LDEM_PRINTF(1, 2);
+
+/* A command line's usage error: "prog: error: message" on the log stream; returns 2, the
+ * usage exit status, so that a program's argument parser can `return ldem_usage_error(...)`. */
+LDEM_API int ldem_usage_error(const char *fmt, ...) LDEM_PRINTF(1, 2);
 
 /* Print an ldem_err the CLI way, "prog: error: FILE:LINE: message" (ldem_err_print with
  * this module's program name and stream). */
-void ldem_log_err(const ldem_err *e);
+LDEM_API void ldem_log_err(const ldem_err *e);
 
 #ifdef __cplusplus
 }

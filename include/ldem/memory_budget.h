@@ -18,6 +18,8 @@
 #ifndef LDEM_MEMORY_BUDGET_H
 #define LDEM_MEMORY_BUDGET_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,30 +32,30 @@ extern "C" {
 /* Parse a size: a whole number of bytes, optionally followed by K, M, G or T (powers of
  * 1024; "KiB", "MB", "GiB"... are accepted alike, also lower case). "512M", "4G",
  * "1073741824". Returns 0, or -1 when the text is not such a size or is 0 or overflows. */
-int ldem_memory_parse_size(const char *text, uint64_t *bytes);
+LDEM_API int ldem_memory_parse_size(const char *text, uint64_t *bytes);
 
 /* The machine's physical memory in bytes (sysconf pages × page size); UINT64_MAX when the
  * system does not say. */
-uint64_t ldem_memory_machine_bytes(void);
+LDEM_API uint64_t ldem_memory_machine_bytes(void);
 
 /* `limit`, or the machine's memory when limit is 0 (the "not given" value). */
-uint64_t ldem_memory_limit(uint64_t limit);
+LDEM_API uint64_t ldem_memory_limit(uint64_t limit);
 
 /* Saturating arithmetic for estimates: UINT64_MAX stands for "more than anything". */
-uint64_t ldem_memory_mul(uint64_t a, uint64_t b);
-uint64_t ldem_memory_add(uint64_t a, uint64_t b);
+LDEM_API uint64_t ldem_memory_mul(uint64_t a, uint64_t b);
+LDEM_API uint64_t ldem_memory_add(uint64_t a, uint64_t b);
 /* A non-negative double (a count computed in floating point) as bytes, saturating;
  * NaN counts as UINT64_MAX. */
-uint64_t ldem_memory_from_double(double bytes);
+LDEM_API uint64_t ldem_memory_from_double(double bytes);
 
 /* Check `estimate` bytes against `limit` (0: the machine's memory). Within it: LDEM_OK.
  * Over it: LDEM_ERR_INPUT, with "<key> needs ~N GiB (limit M GiB; see --max-memory)" at
  * file:line in `err` (file may be NULL, line 0). */
-int ldem_memory_check(uint64_t limit, uint64_t estimate, const char *file, long line,
-                      const char *key, ldem_err *err);
+LDEM_API int ldem_memory_check(uint64_t limit, uint64_t estimate, const char *file, long line,
+                               const char *key, ldem_err *err);
 
 /* "93.1 GiB", "512 MiB", "12 KiB", "100 B" into buf: the unit that keeps 1 to 1023. */
-const char *ldem_memory_format(uint64_t bytes, char *buf, size_t size);
+LDEM_API const char *ldem_memory_format(uint64_t bytes, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

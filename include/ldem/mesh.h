@@ -7,6 +7,8 @@
 #ifndef LDEM_MESH_H
 #define LDEM_MESH_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,13 +26,13 @@ typedef struct ldem_trimesh {
 } ldem_trimesh;
 
 /* All zero / NULL: an empty mesh that ldem_trimesh_free accepts. */
-void ldem_trimesh_init(ldem_trimesh *m);
+LDEM_API void ldem_trimesh_init(ldem_trimesh *m);
 /* Allocate room for exactly nverts vertices and ntris triangles (contents uninitialised);
  * frees what `m` held before. Counts above 2^32-1 vertices are refused (LDEM_ERR_INPUT). */
-int ldem_trimesh_alloc(ldem_trimesh *m, size_t nverts, size_t ntris, ldem_err *err);
-void ldem_trimesh_free(ldem_trimesh *m);
+LDEM_API int ldem_trimesh_alloc(ldem_trimesh *m, size_t nverts, size_t ntris, ldem_err *err);
+LDEM_API void ldem_trimesh_free(ldem_trimesh *m);
 /* Every index < nverts and every coordinate finite; errors name `source`. */
-int ldem_trimesh_check(const ldem_trimesh *m, const char *source, ldem_err *err);
+LDEM_API int ldem_trimesh_check(const ldem_trimesh *m, const char *source, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,8 @@
 #ifndef LDEM_MODES_H
 #define LDEM_MODES_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,18 +56,18 @@ typedef struct ldem_beam_bending {
 
 /* Parse / print a beam-bending descriptor (shared with modefit). Parse errors are
  * LDEM_ERR_INPUT naming the key; *m is untouched on failure. */
-int ldem_beam_bending_parse(const char *text, ldem_beam_bending *m, ldem_err *err);
-int ldem_beam_bending_describe(const ldem_beam_bending *m, char **text, ldem_err *err);
+LDEM_API int ldem_beam_bending_parse(const char *text, ldem_beam_bending *m, ldem_err *err);
+LDEM_API int ldem_beam_bending_describe(const ldem_beam_bending *m, char **text, ldem_err *err);
 /* The checks every descriptor passes (axes x, y or z and distinct, length > 0, all numbers
  * finite); a failure carries `code` (LDEM_ERR_INPUT for read data, LDEM_ERR_USAGE for a
  * caller's struct). */
-int ldem_beam_bending_check(const ldem_beam_bending *m, int code, ldem_err *err);
+LDEM_API int ldem_beam_bending_check(const ldem_beam_bending *m, int code, ldem_err *err);
 /* Raw field (no rigid removal, no scale) and the stored Φ; grad[i][j] = ∂u_i/∂x_j (may be
  * NULL). */
-void ldem_beam_bending_raw(const ldem_beam_bending *m, const double x[3], double u[3],
-                           double grad[3][3]);
-void ldem_beam_bending_eval(const ldem_beam_bending *m, const double x[3], double u[3],
-                            double grad[3][3]);
+LDEM_API void ldem_beam_bending_raw(const ldem_beam_bending *m, const double x[3], double u[3],
+                                    double grad[3][3]);
+LDEM_API void ldem_beam_bending_eval(const ldem_beam_bending *m, const double x[3], double u[3],
+                                     double grad[3][3]);
 
 typedef struct ldem_modeset {
     uint32_t n;                /* modes, ≥ 1 */
@@ -108,25 +110,25 @@ typedef struct ldem_modeset {
  * Errors (LDEM_ERR_INPUT, naming the section): sizes that disagree, M not positive
  * definite, K not symmetric, an ETAB table for a mode that does not exist, an analytic
  * descriptor that does not parse. */
-int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem_matrix *M,
-                       const ldem_etab *etab, const ldem_damping *damp, uint64_t nnodes,
-                       const double *node_positions, ldem_modeset *out, ldem_err *err);
-void ldem_modeset_free(ldem_modeset *m);
+LDEM_API int ldem_modeset_build(const ldem_modes *modes, const ldem_matrix *K, const ldem_matrix *M,
+                                const ldem_etab *etab, const ldem_damping *damp, uint64_t nnodes,
+                                const double *node_positions, ldem_modeset *out, ldem_err *err);
+LDEM_API void ldem_modeset_free(ldem_modeset *m);
 
 /* Replace C: Rayleigh C = αM + βK, or a damping ratio ζ on every mode,
  * C = M Ψ diag(2ζωk) Ψᵀ M with (ωk², Ψ) the eigenpairs of (K, M), Ψᵀ M Ψ = I (K is the
  * linear KMAT, also for tabulated modes). */
-int ldem_modeset_set_rayleigh(ldem_modeset *m, double alpha, double beta, ldem_err *err);
-int ldem_modeset_set_ratio(ldem_modeset *m, double zeta, ldem_err *err);
+LDEM_API int ldem_modeset_set_rayleigh(ldem_modeset *m, double alpha, double beta, ldem_err *err);
+LDEM_API int ldem_modeset_set_ratio(ldem_modeset *m, double zeta, ldem_err *err);
 
 /* Φα(p) for every α (phi: n vectors) and, if grad is not NULL, ∂Φα/∂p (n matrices,
  * m[i][j] = ∂Φ_i/∂p_j). Returns 1 when p is inside the field's domain; a grid field is
  * clamped to its box outside (and returns 0); analytic fields are defined everywhere. */
-int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat3 *grad);
+LDEM_API int ldem_modes_eval(const ldem_modeset *m, ldem_vec3 p, ldem_vec3 *phi, ldem_mat3 *grad);
 
 /* u(p) = Σ εα Φα(p) and, if J is not NULL, J = ∂u/∂p. Same return as ldem_modes_eval. */
-int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
-                            ldem_vec3 *u, ldem_mat3 *J);
+LDEM_API int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                                     ldem_vec3 *u, ldem_mat3 *J);
 
 /* Grid cells per block edge of block_max: small enough that a block near a contact does not
  * see the far side's displacements, large enough that the table stays in cache. */
@@ -136,7 +138,8 @@ int ldem_modes_displacement(const ldem_modeset *m, const double *eps, ldem_vec3 
  * the block of grid cells holding p (trilinear interpolation stays within its corners, and
  * outside the box the field is its boundary cell's). Zero without a field (u is zero
  * there), INFINITY for an analytic field. */
-ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps, ldem_vec3 p);
+LDEM_API ldem_vec3 ldem_modes_displacement_bound(const ldem_modeset *m, const double *eps,
+                                                 ldem_vec3 p);
 
 /* The same in two halves, for callers that query many nearby points with one ε: the block
  * holding p (grid fields only), and the bound over a block. A point within rounding of a
@@ -146,38 +149,39 @@ static inline size_t ldem_modes_block_of(const ldem_modeset *m, ldem_vec3 p)
 {
     return ldem_block_index(m->origin, m->block_scale, m->block_dims, p);
 }
-ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block);
+LDEM_API ldem_vec3 ldem_modes_block_bound(const ldem_modeset *m, const double *eps, size_t block);
 /* The range of each u_i = Σα εα Φα,i over a block: lo_i ≤ u_i(p) ≤ hi_i for p in it. */
-void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
-                            ldem_vec3 *lo, ldem_vec3 *hi);
+LDEM_API void ldem_modes_block_range(const ldem_modeset *m, const double *eps, size_t block,
+                                     ldem_vec3 *lo, ldem_vec3 *hi);
 
 /* The same over the block and its 26 neighbours (grid fields only), with the block's edge
  * lengths: when every |u_i| over that range stays below edge[i], the points an iterated
  * pull back visits from a point of the block lie in the range's blocks. */
-void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_t block,
-                                 ldem_vec3 *lo, ldem_vec3 *hi, ldem_vec3 *edge);
+LDEM_API void ldem_modes_block_range_near(const ldem_modeset *m, const double *eps, size_t block,
+                                          ldem_vec3 *lo, ldem_vec3 *hi, ldem_vec3 *edge);
 
 /* The range of each u_i over every point where the pull back (m->pullback steps) from a
  * point of `block` evaluates u: the block's own range after one step, its neighbours'
  * when iterated. Returns 0, with no range, when an iterated pull back can leave the
  * neighbours (some |u_i| reaches the block edge): only the field-wide bound holds then. */
-int ldem_modes_pull_back_range(const ldem_modeset *m, const double *eps, size_t block,
-                               ldem_vec3 *lo, ldem_vec3 *hi);
+LDEM_API int ldem_modes_pull_back_range(const ldem_modeset *m, const double *eps, size_t block,
+                                        ldem_vec3 *lo, ldem_vec3 *hi);
 
 /* The reference point X of body-frame point p, X + u(X) = p: m->pullback fixed-point steps
  * X ← p − u(X) from X = p. One step is Henzel's X = p − u(p) (§3.1.3), off by O(|u| |∇u|);
  * each further step multiplies the error by about |∇u| (the map contracts for |∇u| < 1).
  * If J is not NULL it gets ∂u/∂p at the last point where u was evaluated (p itself after
  * one step). */
-ldem_vec3 ldem_modes_pull_back(const ldem_modeset *m, const double *eps, ldem_vec3 p,
-                               ldem_mat3 *J);
+LDEM_API ldem_vec3 ldem_modes_pull_back(const ldem_modeset *m, const double *eps, ldem_vec3 p,
+                                        ldem_mat3 *J);
 
 /* Node k's modal displacement Σ εα Φα(node k), from the node values. */
-ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps, uint64_t k);
+LDEM_API ldem_vec3 ldem_modes_node_displacement(const ldem_modeset *m, const double *eps,
+                                                uint64_t k);
 
 /* out[3k..3k+2] = ref[3k..3k+2] + Σ εα Φα(node k) for every node (body frame). */
-void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
-                             double *out);
+LDEM_API void ldem_modes_deform_nodes(const ldem_modeset *m, const double *eps, const double *ref,
+                                      double *out);
 
 /* Φα at node k (3 values). The bundle's MODE section is mode-major; the modeset keeps them
  * node-major because the narrow phase deforms scattered nodes one at a time. */
@@ -215,14 +219,14 @@ static inline ldem_vec3 ldem_modes_deformed_node(const ldem_modeset *m, const do
 /* Internal force F_int(ε) (n values, may be NULL) and elastic energy U(ε) (may be NULL).
  * Fails (LDEM_ERR_INPUT with the mode, ε and the table's range in err) when a tabulated
  * mode leaves a table that forbids extrapolation. */
-int ldem_modes_internal(const ldem_modeset *m, const double *eps, double *f_int, double *U,
-                        ldem_err *err);
+LDEM_API int ldem_modes_internal(const ldem_modeset *m, const double *eps, double *f_int, double *U,
+                                 ldem_err *err);
 
 /* a = M⁻¹ f (n values; a may alias f). */
-void ldem_modes_solve_mass(const ldem_modeset *m, const double *f, double *a);
+LDEM_API void ldem_modes_solve_mass(const ldem_modeset *m, const double *f, double *a);
 
 /* ½ ε̇ᵀ M ε̇. */
-double ldem_modes_kinetic(const ldem_modeset *m, const double *rate);
+LDEM_API double ldem_modes_kinetic(const ldem_modeset *m, const double *rate);
 
 #ifdef __cplusplus
 }

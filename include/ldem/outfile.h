@@ -22,6 +22,8 @@
 #ifndef LDEM_OUTFILE_H
 #define LDEM_OUTFILE_H
 
+#include "ldem/export.h"
+
 #include <stdio.h>
 
 #include "ldem/err.h"
@@ -42,11 +44,11 @@ typedef struct ldem_outfile {
     char *tmp_path;    /* temporary name; NULL when writing straight through */
 } ldem_outfile;
 
-int ldem_outfile_open(ldem_outfile *of, const char *path, ldem_err *err);
+LDEM_API int ldem_outfile_open(ldem_outfile *of, const char *path, ldem_err *err);
 /* Flush, fsync-free close and rename into place. Reports write errors (e.g. disk full). */
-int ldem_outfile_commit(ldem_outfile *of, ldem_err *err);
+LDEM_API int ldem_outfile_commit(ldem_outfile *of, ldem_err *err);
 /* Discard the temporary file; safe to call after a failed or successful commit. */
-void ldem_outfile_abort(ldem_outfile *of);
+LDEM_API void ldem_outfile_abort(ldem_outfile *of);
 
 #ifdef __cplusplus
 }

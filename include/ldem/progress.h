@@ -15,6 +15,8 @@
 #ifndef LDEM_PROGRESS_H
 #define LDEM_PROGRESS_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -37,15 +39,15 @@ typedef struct ldem_progress {
 } ldem_progress;
 
 /* Start a bar on stderr; shown if stderr is a terminal or `force` is nonzero. */
-void ldem_progress_begin(ldem_progress *p, const char *label, uint64_t total, int force);
+LDEM_API void ldem_progress_begin(ldem_progress *p, const char *label, uint64_t total, int force);
 /* Same on another stream (tests capture the bar in a file). */
-void ldem_progress_begin_on(ldem_progress *p, FILE *out, const char *label, uint64_t total,
-                            int force);
+LDEM_API void ldem_progress_begin_on(ldem_progress *p, FILE *out, const char *label, uint64_t total,
+                                     int force);
 /* Record that `done` of `total` units are finished; redraws when 0.1 s have passed. */
-void ldem_progress_update(ldem_progress *p, uint64_t done);
+LDEM_API void ldem_progress_update(ldem_progress *p, uint64_t done);
 /* Draw the final state (elapsed time instead of the ETA) and end the line. The bar is
  * disabled afterwards, so a second end() is harmless. */
-void ldem_progress_end(ldem_progress *p);
+LDEM_API void ldem_progress_end(ldem_progress *p);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #ifndef LDEM_QUAT_H
 #define LDEM_QUAT_H
 
+#include "ldem/export.h"
+
 #include <math.h>
 
 #include "ldem/vec3.h"
@@ -95,47 +97,47 @@ static inline ldem_vec3 ldem_quat_rotate_inv(ldem_quat q, ldem_vec3 v)
 }
 
 /* The rotation matrix R with R v = q v q*. q must be unit. */
-ldem_mat3 ldem_quat_to_mat3(ldem_quat q);
+LDEM_API ldem_mat3 ldem_quat_to_mat3(ldem_quat q);
 /* The unit quaternion of a rotation matrix (Shepperd's method: the largest of the four
  * diagonal combinations is the pivot, so no branch divides by a small number). The result
  * has w ≥ 0 up to the sign ambiguity of a rotation by exactly π. */
-ldem_quat ldem_quat_from_mat3(ldem_mat3 r);
+LDEM_API ldem_quat ldem_quat_from_mat3(ldem_mat3 r);
 /* R v. */
-ldem_vec3 ldem_mat3_apply(ldem_mat3 r, ldem_vec3 v);
+LDEM_API ldem_vec3 ldem_mat3_apply(ldem_mat3 r, ldem_vec3 v);
 
 /* Rotation by `angle` radians about `axis` (need not be unit; a zero axis gives identity). */
-ldem_quat ldem_quat_from_axis_angle(ldem_vec3 axis, double angle);
+LDEM_API ldem_quat ldem_quat_from_axis_angle(ldem_vec3 axis, double angle);
 /* The exact exponential map of a rotation vector θ (rotation by |θ| about θ/|θ|):
  * (cos(|θ|/2), sin(|θ|/2) θ/|θ|), with a Taylor series for tiny |θ|. Always unit. */
-ldem_quat ldem_quat_exp(ldem_vec3 theta);
+LDEM_API ldem_quat ldem_quat_exp(ldem_vec3 theta);
 /* Below this |θ| ldem_quat_exp takes the two-term series of cos(|θ|/2) and sin(|θ|/2)/|θ|,
  * exact to rounding: the first omitted terms are |θ|⁴/384 and |θ|⁴/3840 ≤ 2.6e-19, below
  * half an ulp of 1. (The integrator's lanes take the same branch by it.) */
 #define LDEM_QUAT_EXP_SERIES 1e-4
 /* The rotation vector of a unit quaternion (inverse of ldem_quat_exp, angle in [0, π]). */
-ldem_vec3 ldem_quat_log(ldem_quat q);
+LDEM_API ldem_vec3 ldem_quat_log(ldem_quat q);
 /* The angle in [0, π] of the rotation p* ⊗ q that takes p to q (p, q unit; q and −q equal). */
-double ldem_quat_angle_between(ldem_quat p, ldem_quat q);
+LDEM_API double ldem_quat_angle_between(ldem_quat p, ldem_quat q);
 
 /* Restore the unit norm by `mode` (NONE returns q unchanged). */
-ldem_quat ldem_quat_renormalize(ldem_quat q, enum ldem_quat_renorm mode);
+LDEM_API ldem_quat ldem_quat_renormalize(ldem_quat q, enum ldem_quat_renorm mode);
 
 /* Kuhn eq. 17: advance a contact frame by the small incremental rotation dθ (global
  * components, eq. 12) of one time step: q ← Δq ⊗ q with the first-order, non-unit
  * Δq = (1, dθ/2), then renormalize by `mode`. Cheaper than ldem_quat_exp (no trig); after
  * renormalization each step rotates by 2·atan(|dθ|/2) = |dθ| − |dθ|³/12 + … about dθ. */
-ldem_quat ldem_quat_increment(ldem_quat q, ldem_vec3 dtheta, enum ldem_quat_renorm mode);
+LDEM_API ldem_quat ldem_quat_increment(ldem_quat q, ldem_vec3 dtheta, enum ldem_quat_renorm mode);
 
 /* Kuhn eq. 16: the initial frame of a contact with normal n (need not be unit; zero gives
  * the identity). With the Euler (spherical) angles of n, polar θ from +z and azimuth φ,
  * q = Rz(φ) ⊗ Ry(θ): local z ↦ n, local x ↦ e_θ, local y ↦ e_φ. At the poles n = ±z the
  * azimuth is taken as φ = 0, so n = +z gives the identity and n = −z the half turn about y. */
-ldem_quat ldem_quat_contact_frame(ldem_vec3 n);
+LDEM_API ldem_quat ldem_quat_contact_frame(ldem_vec3 n);
 
 /* Kuhn eqs. 18–19: global components → contact frame, q* v q. */
-ldem_vec3 ldem_quat_to_contact(ldem_quat q, ldem_vec3 v_global);
+LDEM_API ldem_vec3 ldem_quat_to_contact(ldem_quat q, ldem_vec3 v_global);
 /* Kuhn eq. 20: contact frame → global components, q v q*. */
-ldem_vec3 ldem_quat_from_contact(ldem_quat q, ldem_vec3 v_local);
+LDEM_API ldem_vec3 ldem_quat_from_contact(ldem_quat q, ldem_vec3 v_local);
 
 #ifdef __cplusplus
 }

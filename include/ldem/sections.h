@@ -10,6 +10,8 @@
 #ifndef LDEM_SECTIONS_H
 #define LDEM_SECTIONS_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 
 #include "ldem/bundle.h"
@@ -36,13 +38,15 @@ typedef struct ldem_meta {
     char **values;
 } ldem_meta;
 
-void ldem_meta_init(ldem_meta *m);
-void ldem_meta_free(ldem_meta *m);
-const char *ldem_meta_get(const ldem_meta *m, const char *key);
+LDEM_API void ldem_meta_init(ldem_meta *m);
+LDEM_API void ldem_meta_free(ldem_meta *m);
+LDEM_API const char *ldem_meta_get(const ldem_meta *m, const char *key);
 /* Set or replace; validates key and value. */
-int ldem_meta_set(ldem_meta *m, const char *key, const char *value, ldem_err *err);
-int ldem_meta_encode(const ldem_meta *m, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_meta_decode(const ldem_section *s, const char *source, ldem_meta *m, ldem_err *err);
+LDEM_API int ldem_meta_set(ldem_meta *m, const char *key, const char *value, ldem_err *err);
+LDEM_API int ldem_meta_encode(const ldem_meta *m, unsigned char **data, uint64_t *len,
+                              ldem_err *err);
+LDEM_API int ldem_meta_decode(const ldem_section *s, const char *source, ldem_meta *m,
+                              ldem_err *err);
 
 /* ---- LSET: signed distance φ (negative inside) on a regular grid, x fastest. */
 typedef struct ldem_lset {
@@ -52,10 +56,12 @@ typedef struct ldem_lset {
     float *phi;           /* dims[0]*dims[1]*dims[2] values, index i + nx*(j + ny*k) */
 } ldem_lset;
 
-void ldem_lset_free(ldem_lset *ls);
-uint64_t ldem_lset_count(const ldem_lset *ls);
-int ldem_lset_encode(const ldem_lset *ls, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_lset_decode(const ldem_section *s, const char *source, ldem_lset *ls, ldem_err *err);
+LDEM_API void ldem_lset_free(ldem_lset *ls);
+LDEM_API uint64_t ldem_lset_count(const ldem_lset *ls);
+LDEM_API int ldem_lset_encode(const ldem_lset *ls, unsigned char **data, uint64_t *len,
+                              ldem_err *err);
+LDEM_API int ldem_lset_decode(const ldem_section *s, const char *source, ldem_lset *ls,
+                              ldem_err *err);
 
 /* ---- NODE: surface nodes with outward normals and area weights, and the surface
  * triangles connecting them (for drawing the grain). */
@@ -68,9 +74,11 @@ typedef struct ldem_nodes {
     uint32_t *triangles;  /* 3*ntriangles node indices, counter-clockwise seen from outside */
 } ldem_nodes;
 
-void ldem_nodes_free(ldem_nodes *n);
-int ldem_nodes_encode(const ldem_nodes *n, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_nodes_decode(const ldem_section *s, const char *source, ldem_nodes *n, ldem_err *err);
+LDEM_API void ldem_nodes_free(ldem_nodes *n);
+LDEM_API int ldem_nodes_encode(const ldem_nodes *n, unsigned char **data, uint64_t *len,
+                               ldem_err *err);
+LDEM_API int ldem_nodes_decode(const ldem_section *s, const char *source, ldem_nodes *n,
+                               ldem_err *err);
 
 /* ---- BODY: mass properties and the geometry → body frame transform:
  *   x_geometry = centroid + rotate(orientation, x_body). */
@@ -83,8 +91,10 @@ typedef struct ldem_body {
     double orientation[4];  /* unit quaternion (w, x, y, z): body axes in the geometry frame */
 } ldem_body;
 
-int ldem_body_encode(const ldem_body *b, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_body_decode(const ldem_section *s, const char *source, ldem_body *b, ldem_err *err);
+LDEM_API int ldem_body_encode(const ldem_body *b, unsigned char **data, uint64_t *len,
+                              ldem_err *err);
+LDEM_API int ldem_body_decode(const ldem_section *s, const char *source, ldem_body *b,
+                              ldem_err *err);
 
 /* ---- MODE: deformation modes Φα. Sampled modes carry vector values at the surface nodes
  * (same order as NODE) and, optionally, a vector field on a regular grid for level-set
@@ -104,9 +114,11 @@ typedef struct ldem_modes {
     char *descriptor;          /* NUL-terminated, NULL if none */
 } ldem_modes;
 
-void ldem_modes_free(ldem_modes *m);
-int ldem_modes_encode(const ldem_modes *m, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_modes_decode(const ldem_section *s, const char *source, ldem_modes *m, ldem_err *err);
+LDEM_API void ldem_modes_free(ldem_modes *m);
+LDEM_API int ldem_modes_encode(const ldem_modes *m, unsigned char **data, uint64_t *len,
+                               ldem_err *err);
+LDEM_API int ldem_modes_decode(const ldem_section *s, const char *source, ldem_modes *m,
+                               ldem_err *err);
 
 /* ---- KMAT / MMAT: generalized stiffness and mass, n × n, row-major. */
 typedef struct ldem_matrix {
@@ -114,9 +126,11 @@ typedef struct ldem_matrix {
     double *a;
 } ldem_matrix;
 
-void ldem_matrix_free(ldem_matrix *m);
-int ldem_matrix_encode(const ldem_matrix *m, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_matrix_decode(const ldem_section *s, const char *source, ldem_matrix *m, ldem_err *err);
+LDEM_API void ldem_matrix_free(ldem_matrix *m);
+LDEM_API int ldem_matrix_encode(const ldem_matrix *m, unsigned char **data, uint64_t *len,
+                                ldem_err *err);
+LDEM_API int ldem_matrix_decode(const ldem_section *s, const char *source, ldem_matrix *m,
+                                ldem_err *err);
 
 /* ---- ETAB: nonlinear modal energy tables, one per mode: samples ε → U(ε), F(ε). */
 enum ldem_interp {
@@ -147,11 +161,13 @@ typedef struct ldem_etab {
     ldem_etab_table *tables;
 } ldem_etab;
 
-void ldem_etab_free(ldem_etab *t);
-int ldem_etab_encode(const ldem_etab *t, unsigned char **data, uint64_t *len, ldem_err *err);
-int ldem_etab_decode(const ldem_section *s, const char *source, ldem_etab *t, ldem_err *err);
-const char *ldem_interp_name(uint32_t interp);
-const char *ldem_extrapolate_name(uint32_t extrapolate);
+LDEM_API void ldem_etab_free(ldem_etab *t);
+LDEM_API int ldem_etab_encode(const ldem_etab *t, unsigned char **data, uint64_t *len,
+                              ldem_err *err);
+LDEM_API int ldem_etab_decode(const ldem_section *s, const char *source, ldem_etab *t,
+                              ldem_err *err);
+LDEM_API const char *ldem_interp_name(uint32_t interp);
+LDEM_API const char *ldem_extrapolate_name(uint32_t extrapolate);
 
 /* ---- DAMP: modal damping and natural frequencies that go with KMAT/MMAT. */
 enum ldem_damping_kind {
@@ -169,12 +185,12 @@ typedef struct ldem_damping {
     double *c;           /* n*n damping matrix C, row-major, symmetric */
 } ldem_damping;
 
-void ldem_damping_free(ldem_damping *d);
-int ldem_damping_encode(const ldem_damping *d, unsigned char **data, uint64_t *len,
-                        ldem_err *err);
-int ldem_damping_decode(const ldem_section *s, const char *source, ldem_damping *d,
-                        ldem_err *err);
-const char *ldem_damping_kind_name(uint32_t kind);
+LDEM_API void ldem_damping_free(ldem_damping *d);
+LDEM_API int ldem_damping_encode(const ldem_damping *d, unsigned char **data, uint64_t *len,
+                                 ldem_err *err);
+LDEM_API int ldem_damping_decode(const ldem_section *s, const char *source, ldem_damping *d,
+                                 ldem_err *err);
+LDEM_API const char *ldem_damping_kind_name(uint32_t kind);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #ifndef LDEM_SYM3_H
 #define LDEM_SYM3_H
 
+#include "ldem/export.h"
+
 #include "ldem/quat.h"
 
 #ifdef __cplusplus
@@ -16,7 +18,7 @@ extern "C" {
 /* a: symmetric (only the upper triangle is read). On return a = V diag(w) V^T with
  * V's columns the eigenvectors, det V = +1 (a proper rotation), w ascending.
  * Returns LDEM_OK, or LDEM_ERR_INPUT if `a` holds a non-finite entry (w, v untouched). */
-int ldem_sym3_eigen(ldem_mat3 a, double w[3], ldem_mat3 *v);
+LDEM_API int ldem_sym3_eigen(ldem_mat3 a, double w[3], ldem_mat3 *v);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #ifndef LDEM_TSV_H
 #define LDEM_TSV_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,15 +27,15 @@ typedef struct ldem_table {
     char **names;     /* ncols column names from the header, or NULL */
 } ldem_table;
 
-void ldem_table_free(ldem_table *t);
-int ldem_tsv_read(FILE *fp, const char *name, ldem_table *t, ldem_err *err);
+LDEM_API void ldem_table_free(ldem_table *t);
+LDEM_API int ldem_tsv_read(FILE *fp, const char *name, ldem_table *t, ldem_err *err);
 /* "-" reads standard input. */
-int ldem_tsv_read_path(const char *path, ldem_table *t, ldem_err *err);
+LDEM_API int ldem_tsv_read_path(const char *path, ldem_table *t, ldem_err *err);
 /* Require exactly `ncols` columns (message names what the columns should be). */
-int ldem_table_expect_columns(const ldem_table *t, const char *name, size_t ncols,
-                              const char *columns, ldem_err *err);
+LDEM_API int ldem_table_expect_columns(const ldem_table *t, const char *name, size_t ncols,
+                                       const char *columns, ldem_err *err);
 /* Index of a named column, or -1. */
-long ldem_table_column(const ldem_table *t, const char *column);
+LDEM_API long ldem_table_column(const ldem_table *t, const char *column);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #ifndef LDEM_VTU_H
 #define LDEM_VTU_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,12 +82,12 @@ typedef struct ldem_vtu_grid {
  * connectivity in [0, npoints), offsets strictly increasing, known cell types, node counts
  * matching the type, unique non-empty array names -> LDEM_ERR_INPUT; NULL pointers, unknown
  * encodings or array types, ncomp < 1 -> LDEM_ERR_USAGE. Errors name `path`. */
-int ldem_vtu_write(const char *path, const ldem_vtu_grid *g, int encoding, ldem_err *err);
+LDEM_API int ldem_vtu_write(const char *path, const ldem_vtu_grid *g, int encoding, ldem_err *err);
 
 /* Same onto an open stream; `name` is only used in error messages. On failure the stream
  * may hold a partial document. */
-int ldem_vtu_write_fp(FILE *fp, const char *name, const ldem_vtu_grid *g, int encoding,
-                      ldem_err *err);
+LDEM_API int ldem_vtu_write_fp(FILE *fp, const char *name, const ldem_vtu_grid *g, int encoding,
+                               ldem_err *err);
 
 /* A regular grid of dims[0]*dims[1]*dims[2] points, x fastest (VTK's point order), as
  * level-set grids are stored. Cell data, if any, has (dims[0]-1)*(dims[1]-1)*(dims[2]-1)
@@ -100,9 +102,10 @@ typedef struct ldem_vti_image {
     const ldem_vtk_array *cell_data;
 } ldem_vti_image;
 
-int ldem_vti_write(const char *path, const ldem_vti_image *img, int encoding, ldem_err *err);
-int ldem_vti_write_fp(FILE *fp, const char *name, const ldem_vti_image *img, int encoding,
-                      ldem_err *err);
+LDEM_API int ldem_vti_write(const char *path, const ldem_vti_image *img, int encoding,
+                            ldem_err *err);
+LDEM_API int ldem_vti_write_fp(FILE *fp, const char *name, const ldem_vti_image *img, int encoding,
+                               ldem_err *err);
 
 /* A .pvd time series that a running simulation extends frame by frame.
  *
@@ -117,22 +120,22 @@ int ldem_vti_write_fp(FILE *fp, const char *name, const ldem_vti_image *img, int
 typedef struct ldem_pvd ldem_pvd;
 
 /* Create the collection and write it with no frames yet. */
-int ldem_pvd_create(ldem_pvd **out, const char *path, ldem_err *err);
+LDEM_API int ldem_pvd_create(ldem_pvd **out, const char *path, ldem_err *err);
 /* Append (time, file) and rewrite the .pvd. On failure the collection and the file on disk
  * keep their previous frames. `time` must be finite. */
-int ldem_pvd_add(ldem_pvd *pvd, double time, const char *file, ldem_err *err);
-size_t ldem_pvd_count(const ldem_pvd *pvd);
+LDEM_API int ldem_pvd_add(ldem_pvd *pvd, double time, const char *file, ldem_err *err);
+LDEM_API size_t ldem_pvd_count(const ldem_pvd *pvd);
 /* Free the handle; the file on disk stays as last written. NULL is allowed. */
-void ldem_pvd_free(ldem_pvd *pvd);
+LDEM_API void ldem_pvd_free(ldem_pvd *pvd);
 
 /* Write a whole collection at once, same path rules. */
-int ldem_pvd_write(const char *path, size_t n, const double *times, const char *const *files,
-                   ldem_err *err);
+LDEM_API int ldem_pvd_write(const char *path, size_t n, const double *times,
+                            const char *const *files, ldem_err *err);
 
 /* "ascii", "raw", "zlib" <-> enum ldem_vtk_encoding, for CLI options and scene files.
  * parse returns LDEM_ERR_USAGE (with the accepted names in the message) on anything else. */
-int ldem_vtk_encoding_parse(const char *s, int *encoding, ldem_err *err);
-const char *ldem_vtk_encoding_name(int encoding);
+LDEM_API int ldem_vtk_encoding_parse(const char *s, int *encoding, ldem_err *err);
+LDEM_API const char *ldem_vtk_encoding_name(int encoding);
 
 #ifdef __cplusplus
 }

@@ -110,6 +110,15 @@ LDEM_LOG_AT(ldem_warn, LDEM_LOG_WARN)
 LDEM_LOG_AT(ldem_info, LDEM_LOG_INFO)
 LDEM_LOG_AT(ldem_debug, LDEM_LOG_DEBUG)
 
+int ldem_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ldem_vlog(LDEM_LOG_ERROR, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
 void ldem_log_err(const ldem_err *e)
 {
     FILE *out = ldem_log_stream();

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "demrun.h"
 #include "ldem/log.h"
 #include "ldem/memory_budget.h"
@@ -44,11 +43,11 @@ static int parse_count(const char *opt, const char *arg, uint64_t lo, uint64_t *
     char *end;
     errno = 0;
     if (!*arg || *arg == '-' || *arg == ' ')
-        return cli_fail("%s: '%s' is not a whole number >= %llu", opt, arg,
+        return ldem_usage_error("%s: '%s' is not a whole number >= %llu", opt, arg,
                         (unsigned long long)lo);
     unsigned long long x = strtoull(arg, &end, 10);
     if (errno || *end || x < lo)
-        return cli_fail("%s: '%s' is not a whole number >= %llu", opt, arg,
+        return ldem_usage_error("%s: '%s' is not a whole number >= %llu", opt, arg,
                         (unsigned long long)lo);
     *v = x;
     return 0;
@@ -74,7 +73,7 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
         {0, 0, 0, 0}};
     o->sets = malloc((size_t)argc * sizeof *o->sets);
     if (!o->sets)
-        return cli_fail("out of memory");
+        return ldem_usage_error("out of memory");
     opterr = 0;
     int c;
     uint64_t v;
@@ -83,7 +82,7 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
         case 'o': o->out_dir = optarg; break;
         case 's':
             if (!strchr(optarg, '=') || optarg[0] == '=')
-                return cli_fail("--set: '%s' is not KEY=VALUE", optarg);
+                return ldem_usage_error("--set: '%s' is not KEY=VALUE", optarg);
             o->sets[o->nset++] = optarg;
             break;
         case OPT_RESTART: o->restart = optarg; break;
@@ -95,28 +94,28 @@ int demrun_parse_args(int argc, char **argv, demrun_options *o)
             if (parse_count("--threads", optarg, 1, &v))
                 return 2;
             if (v > 1024)
-                return cli_fail("--threads: at most 1024, got %llu", (unsigned long long)v);
+                return ldem_usage_error("--threads: at most 1024, got %llu", (unsigned long long)v);
             o->threads = (int)v;
             break;
         case OPT_PROGRESS: o->progress = 1; break;
         case OPT_CHECK: o->check = 1; break;
         case OPT_MAX_MEMORY:
             if (ldem_memory_parse_size(optarg, &o->max_memory))
-                return cli_fail("--max-memory: '%s' is not a size (bytes, or 512M, 4G)",
+                return ldem_usage_error("--max-memory: '%s' is not a size (bytes, or 512M, 4G)",
                                 optarg);
             break;
         case 'q': o->quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case OPT_VERSION: printf("demrun %s\n", LDEM_VERSION); return 0;
-        case ':': return cli_fail("%s needs a value (see --help)", argv[optind - 1]);
+        case ':': return ldem_usage_error("%s needs a value (see --help)", argv[optind - 1]);
         default:
-            return cli_fail("unknown option '%s' (see --help)", argv[optind - 1]);
+            return ldem_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
     if (optind == argc)
-        return cli_fail("no scene file given (usage: demrun [options] SCENE.yaml)");
+        return ldem_usage_error("no scene file given (usage: demrun [options] SCENE.yaml)");
     if (optind != argc - 1)
-        return cli_fail("one scene file expected, got %d arguments", argc - optind);
+        return ldem_usage_error("one scene file expected, got %d arguments", argc - optind);
     o->scene = argv[optind];
     return -1;
 }

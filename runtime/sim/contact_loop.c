@@ -239,7 +239,7 @@ static int update(ldem_world *w, int sum, ldem_err *err)
         ldem_err_clear(&e);
         int rc = update_shard(w, (unsigned)s, tid, 0, &e);
         if (rc) {
-#pragma omp critical(ldem_contacts_error)
+#pragma omp critical /* unnamed: a named one is an exported symbol */
             if (!failed) {
                 failed = rc;
                 first = e;

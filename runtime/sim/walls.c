@@ -10,6 +10,7 @@
  */
 #include <inttypes.h>
 
+#include "ldem/sim/step.h"
 #include "walls.h"
 #include "ldem/log.h"
 #include "ldem/sim/narrowphase.h"

@@ -3,20 +3,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int cli_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    ldem_vlog(LDEM_LOG_ERROR, fmt, ap);
-    va_end(ap);
-    return 2;
-}
 
 int cli_number(const char *opt, const char *arg, double *v)
 {
@@ -25,7 +15,7 @@ int cli_number(const char *opt, const char *arg, double *v)
     double x = strtod(arg, &end);
     if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || !isfinite(x) ||
         errno == ERANGE)
-        return cli_fail("--%s: '%s' is not a finite number", opt, arg);
+        return ldem_usage_error("--%s: '%s' is not a finite number", opt, arg);
     *v = x;
     return 0;
 }

@@ -1,14 +1,13 @@
-/* What every ldem tool's command line needs alike: the one-line usage error, strict
- * numbers, the command line recorded in META, and the refusal to pour a binary bundle
- * onto a terminal. The program name comes from ldem_log_set_program(). */
+/* What every ldem tool's command line needs alike besides the one-line usage error
+ * (ldem_usage_error, ldem/log.h): strict numbers, the command line recorded in META, and the
+ * refusal to pour a binary bundle onto a terminal. The program name comes from
+ * ldem_log_set_program(). */
 #ifndef LDEM_TOOLS_CLI_H
 #define LDEM_TOOLS_CLI_H
 
 #include "ldem/err.h"
 #include "ldem/log.h"
 
-/* Print "program: error: <message>" on stderr; returns the usage exit status 2. */
-int cli_fail(const char *fmt, ...) LDEM_PRINTF(1, 2);
 
 /* A finite number that is the whole argument (no leading blanks, no trailing text);
  * otherwise a usage error naming --opt. Returns 0 or 2. */

@@ -82,7 +82,7 @@ static int parse_integer(const char *opt, const char *arg, long long lo, long lo
     long long x = strtoll(arg, &end, 10);
     if (end == arg || *end != '\0' || arg[0] == ' ' || arg[0] == '\t' || errno || x < lo ||
         x > hi)
-        return cli_fail("--%s: expected an integer in [%lld, %lld], got '%s'", opt, lo, hi, arg);
+        return ldem_usage_error("--%s: expected an integer in [%lld, %lld], got '%s'", opt, lo, hi, arg);
     *v = x;
     return 0;
 }
@@ -95,7 +95,7 @@ static int parse_kind(const char *opt, const char *arg, const char *const *names
             *v = (uint32_t)k;
             return 0;
         }
-    return cli_fail("--%s: unknown kind '%s'; expected %s", opt, arg, expected);
+    return ldem_usage_error("--%s: unknown kind '%s'; expected %s", opt, arg, expected);
 }
 
 static int parse_interp(const char *arg, uint32_t *v)
@@ -117,7 +117,7 @@ static int check_columns(const char *arg)
 {
     const char *comma = strchr(arg, ',');
     if (!comma || comma == arg || comma[1] == '\0' || strchr(comma + 1, ','))
-        return cli_fail("--columns: expected A,B (two column names or 1-based numbers), got '%s'",
+        return ldem_usage_error("--columns: expected A,B (two column names or 1-based numbers), got '%s'",
                     arg);
     return 0;
 }
@@ -152,7 +152,7 @@ static ef_group *current_group(ef_options *o)
 static int once(int *given, const char *opt, const ef_group *g)
 {
     if (*given)
-        return cli_fail("%s given twice for mode %u; start another group with --mode",
+        return ldem_usage_error("%s given twice for mode %u; start another group with --mode",
                     opt, (unsigned)g->mode);
     *given = 1;
     return 0;
@@ -164,11 +164,11 @@ static int start_mode(ef_options *o, const char *arg)
     if (parse_integer("mode", arg, 0, UINT32_MAX - 1LL, &mode))
         return 2;
     if (o->ngroups && !o->groups[o->ngroups - 1].source)
-        return cli_fail("--mode %s: mode %u has no source yet: give --table, --energies or "
+        return ldem_usage_error("--mode %s: mode %u has no source yet: give --table, --energies or "
                     "--forces after its --mode", arg, (unsigned)o->groups[o->ngroups - 1].mode);
     ef_group *g = push_group(o, (uint32_t)mode);
     if (!g)
-        return cli_fail("out of memory");
+        return ldem_usage_error("out of memory");
     g->given_mode = 1;
     return 0;
 }
@@ -176,7 +176,7 @@ static int start_mode(ef_options *o, const char *arg)
 static int set_source(ef_group *g, int source, const char *path)
 {
     if (g->source)
-        return cli_fail("mode %u has two sources (%s and %s): one per mode; start another group "
+        return ldem_usage_error("mode %u has two sources (%s and %s): one per mode; start another group "
                     "with --mode", (unsigned)g->mode, ef_source_option(g->source),
                     ef_source_option(source));
     g->source = source;
@@ -189,7 +189,7 @@ static int group_option(ef_options *o, int c, const char *arg)
     ef_group *g = current_group(o);
     long long v;
     if (!g)
-        return cli_fail("out of memory");
+        return ldem_usage_error("out of memory");
     switch (c) {
     case OPT_TABLE: return set_source(g, EF_SOURCE_TABLE, arg);
     case OPT_ENERGIES: return set_source(g, EF_SOURCE_ENERGIES, arg);
@@ -218,7 +218,7 @@ static int group_option(ef_options *o, int c, const char *arg)
                        parse_extrapolate(arg, &g->extrapolate)
                    ? 2
                    : 0;
-    default: return cli_fail("internal: unhandled option %d", c);
+    default: return ldem_usage_error("internal: unhandled option %d", c);
     }
 }
 
@@ -226,24 +226,24 @@ static int group_option(ef_options *o, int c, const char *arg)
 static int check_groups(const ef_options *o)
 {
     if (o->ngroups == 0)
-        return cli_fail("no source given: expected --table, --energies or --forces; try --help");
+        return ldem_usage_error("no source given: expected --table, --energies or --forces; try --help");
     int stdin_users = strcmp(o->input, "-") == 0;
     for (size_t i = 0; i < o->ngroups; i++) {
         const ef_group *g = &o->groups[i];
         if (!g->source)
-            return cli_fail("mode %u has no source: give --table, --energies or --forces",
+            return ldem_usage_error("mode %u has no source: give --table, --energies or --forces",
                         (unsigned)g->mode);
         for (size_t j = 0; j < i; j++)
             if (o->groups[j].mode == g->mode)
-                return cli_fail("mode %u is given twice", (unsigned)g->mode);
+                return ldem_usage_error("mode %u is given twice", (unsigned)g->mode);
         if (g->source == EF_SOURCE_TABLE && (g->given_degree || g->given_samples))
-            return cli_fail("%s applies to the fits (--energies, --forces), not to --table "
+            return ldem_usage_error("%s applies to the fits (--energies, --forces), not to --table "
                         "(mode %u)", g->given_degree ? "--degree" : "--samples",
                         (unsigned)g->mode);
         stdin_users += strcmp(g->path, "-") == 0;
     }
     if (stdin_users > 1)
-        return cli_fail("standard input can feed only one input: read the bundle with -i FILE "
+        return ldem_usage_error("standard input can feed only one input: read the bundle with -i FILE "
                     "or the tables from files");
     return 0;
 }
@@ -285,16 +285,16 @@ int ef_parse_args(int argc, char **argv, ef_options *o)
         case 'q': o->verbosity--; break;
         case 'h': usage(stdout); ef_options_free(o); return -1;
         case OPT_VERSION: printf(PROGRAM " %s\n", LDEM_VERSION); ef_options_free(o); return -1;
-        case ':': rc = cli_fail("%s needs a value; try --help", argv[optind - 1]); break;
-        default: rc = cli_fail("unknown option '%s'; try --help", argv[optind - 1]); break;
+        case ':': rc = ldem_usage_error("%s needs a value; try --help", argv[optind - 1]); break;
+        default: rc = ldem_usage_error("unknown option '%s'; try --help", argv[optind - 1]); break;
         }
     }
     if (!rc && optind < argc)
-        rc = cli_fail("unexpected argument '%s'; try --help", argv[optind]);
+        rc = ldem_usage_error("unexpected argument '%s'; try --help", argv[optind]);
     if (!rc)
         rc = check_groups(o);
     if (!rc && !(o->command_line = cli_join_args(argc, argv)))
-        rc = cli_fail("out of memory");
+        rc = ldem_usage_error("out of memory");
     if (rc) {
         ef_options_free(o);
         return 2;

@@ -76,7 +76,7 @@ static int parse_positive(const char *opt, const char *arg, int zero_ok, double 
     if (cli_number(opt, arg, &x))
         return 2;
     if (zero_ok ? !(x >= 0) : !(x > 0))
-        return cli_fail(zero_ok ? "--%s: expected a number >= 0, got '%s'"
+        return ldem_usage_error(zero_ok ? "--%s: expected a number >= 0, got '%s'"
                                 : "--%s: expected a number > 0, got '%s'",
                         opt, arg);
     *v = x;
@@ -88,7 +88,7 @@ static int parse_list(const char *opt, const char *arg, int n, double *v)
 {
     char buf[256];
     if (strlen(arg) >= sizeof buf)
-        return cli_fail("--%s: argument too long: '%.40s...'", opt, arg);
+        return ldem_usage_error("--%s: argument too long: '%.40s...'", opt, arg);
     strcpy(buf, arg);
     char *save = NULL, *tok = strtok_r(buf, ",", &save);
     int k = 0;
@@ -96,7 +96,7 @@ static int parse_list(const char *opt, const char *arg, int n, double *v)
         if (parse_positive(opt, tok, 0, &v[k]))
             return 2;
     if (k != n || tok) {
-        return cli_fail("--%s: expected %d comma-separated numbers, got '%s'", opt, n, arg);
+        return ldem_usage_error("--%s: expected %d comma-separated numbers, got '%s'", opt, n, arg);
     }
     return 0;
 }
@@ -141,19 +141,19 @@ static int build_shape(lsgen_options *o, const shape_args *a)
     case LSGEN_SPHERE:
         allowed_radius = 1;
         if (!a->radius)
-            return cli_fail("%s needs --radius R", name);
+            return ldem_usage_error("%s needs --radius R", name);
         s->semi[0] = s->semi[1] = s->semi[2] = a->radius_v;
         break;
     case LSGEN_ELLIPSOID:
         allowed_axes = 1;
         if (!a->axes)
-            return cli_fail("%s needs --axes A,B,C (semi-axes)", name);
+            return ldem_usage_error("%s needs --axes A,B,C (semi-axes)", name);
         memcpy(s->semi, a->axes_v, sizeof s->semi);
         break;
     case LSGEN_CUBOID:
         allowed_size = 1;
         if (!a->size)
-            return cli_fail("%s needs --size X,Y,Z (edge lengths)", name);
+            return ldem_usage_error("%s needs --size X,Y,Z (edge lengths)", name);
         for (int d = 0; d < 3; d++)
             s->semi[d] = 0.5 * a->size_v[d];
         s->rounding = a->rounding ? a->rounding_v : 0.0;
@@ -161,14 +161,14 @@ static int build_shape(lsgen_options *o, const shape_args *a)
     case LSGEN_CYLINDER:
         allowed_radius = allowed_length = 1;
         if (!a->radius || !a->length)
-            return cli_fail("%s needs --radius R and --length L", name);
+            return ldem_usage_error("%s needs --radius R and --length L", name);
         s->semi[0] = s->semi[1] = a->radius_v;
         s->semi[2] = 0.5 * a->length_v;
         break;
     case LSGEN_SUPERQUADRIC:
         allowed_axes = allowed_eps = 1;
         if (!a->axes || !a->eps)
-            return cli_fail("%s needs --axes A,B,C and --eps E1,E2", name);
+            return ldem_usage_error("%s needs --axes A,B,C and --eps E1,E2", name);
         memcpy(s->semi, a->axes_v, sizeof s->semi);
         s->eps[0] = a->eps_v[0];
         s->eps[1] = a->eps_v[1];
@@ -180,7 +180,7 @@ static int build_shape(lsgen_options *o, const shape_args *a)
         {a->length, allowed_length, "--length"}, {a->eps, allowed_eps, "--eps"}};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
         if (checks[i].given && !checks[i].allowed)
-            return cli_fail("%s does not apply to a %s; see --help", checks[i].opt, name);
+            return ldem_usage_error("%s does not apply to a %s; see --help", checks[i].opt, name);
     ldem_err err;
     ldem_err_clear(&err);
     if (lsgen_shape_validate(s, &err)) {
@@ -253,7 +253,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case OPT_H: rc = parse_positive("h", optarg, 0, &o->h); break;
         case OPT_MAX_MEMORY:
             if (ldem_memory_parse_size(optarg, &o->max_memory))
-                rc = cli_fail("--max-memory: '%s' is not a size (bytes, or 512M, 4G)", optarg);
+                rc = ldem_usage_error("--max-memory: '%s' is not a size (bytes, or 512M, 4G)", optarg);
             break;
         case OPT_PAD:
             rc = parse_count("pad", optarg, 1000, &count);
@@ -263,7 +263,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case OPT_FEATURE:
             rc = parse_positive("feature-angle", optarg, 0, &o->feature_angle);
             if (!rc && o->feature_angle > 180.0)
-                rc = cli_fail("--feature-angle: expected degrees in (0, 180], got '%s'", optarg);
+                rc = ldem_usage_error("--feature-angle: expected degrees in (0, 180], got '%s'", optarg);
             break;
         case OPT_MESH_SIZE: rc = parse_positive("mesh-size", optarg, 0, &o->mesh_size); break;
         case OPT_TIMEOUT: rc = parse_positive("timeout", optarg, 1, &o->timeout); break;
@@ -277,7 +277,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
             ldem_err err;
             ldem_err_clear(&err);
             if (ldem_vtk_encoding_parse(optarg, &o->encoding, &err))
-                rc = cli_fail("--vtk-encoding: %s", err.msg);
+                rc = ldem_usage_error("--vtk-encoding: %s", err.msg);
             break;
         }
         case OPT_THREADS:
@@ -289,37 +289,37 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         case 'q': o->verbosity--; break;
         case 'h': usage(stdout); return -1;
         case OPT_VERSION: printf(PROGRAM " %s\n", LDEM_VERSION); return -1;
-        case ':': rc = cli_fail("%s needs a value; try --help", argv[optind - 1]); break;
-        default: rc = cli_fail("unknown option '%s'; try --help", argv[optind - 1]); break;
+        case ':': rc = ldem_usage_error("%s needs a value; try --help", argv[optind - 1]); break;
+        default: rc = ldem_usage_error("unknown option '%s'; try --help", argv[optind - 1]); break;
         }
     }
     if (rc)
         return 2;
     if (optind >= argc)
-        return cli_fail("no shape given: expected sphere, ellipsoid, cuboid, cylinder, "
+        return ldem_usage_error("no shape given: expected sphere, ellipsoid, cuboid, cylinder, "
                     "superquadric or mesh FILE; try --help");
     const char *what = argv[optind++];
     if (strcmp(what, "mesh") == 0) {
         if (optind >= argc)
-            return cli_fail("mesh needs a FILE (STL, .msh, STEP, IGES, ...)");
+            return ldem_usage_error("mesh needs a FILE (STL, .msh, STEP, IGES, ...)");
         o->is_mesh = 1;
         o->mesh_path = argv[optind++];
         if (a.radius || a.axes || a.size || a.rounding || a.length || a.eps)
-            return cli_fail("shape options (--radius, --axes, --size, ...) do not apply to mesh "
+            return ldem_usage_error("shape options (--radius, --axes, --size, ...) do not apply to mesh "
                         "input");
     } else {
         o->shape.kind = kind_from_name(what);
         if (o->shape.kind < 0)
-            return cli_fail("unknown shape '%s'; expected sphere, ellipsoid, cuboid, cylinder, "
+            return ldem_usage_error("unknown shape '%s'; expected sphere, ellipsoid, cuboid, cylinder, "
                         "superquadric or mesh FILE", what);
         if (build_shape(o, &a))
             return 2;
     }
     if (optind < argc)
-        return cli_fail("unexpected argument '%s'; try --help", argv[optind]);
+        return ldem_usage_error("unexpected argument '%s'; try --help", argv[optind]);
     o->command_line = cli_join_args(argc, argv);
     if (!o->command_line)
-        return cli_fail("out of memory");
+        return ldem_usage_error("out of memory");
     return 0;
 }
 

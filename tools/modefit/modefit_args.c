@@ -84,7 +84,7 @@ static int parse_positive(const char *opt, const char *arg, double *v)
     if (cli_number(opt, arg, v))
         return 2;
     if (!(*v > 0))
-        return cli_fail("--%s: expected a number > 0, got '%s'", opt, arg);
+        return ldem_usage_error("--%s: expected a number > 0, got '%s'", opt, arg);
     return 0;
 }
 
@@ -94,7 +94,7 @@ static int parse_long(const char *opt, const char *arg, long min, long max, long
     errno = 0;
     long x = strtol(arg, &end, 10);
     if (end == arg || *end != '\0' || errno || x < min || x > max)
-        return cli_fail("--%s: expected an integer in [%ld, %ld], got '%s'", opt, min, max, arg);
+        return ldem_usage_error("--%s: expected an integer in [%ld, %ld], got '%s'", opt, min, max, arg);
     *v = x;
     return 0;
 }
@@ -130,7 +130,7 @@ static int parse_numbers(const char *opt, const char *arg, size_t n, double *v)
         }
     }
     if (k != n || *p != '\0')
-        return cli_fail("--%s: expected %zu comma-separated numbers, got '%s'", opt, n, arg);
+        return ldem_usage_error("--%s: expected %zu comma-separated numbers, got '%s'", opt, n, arg);
     return 0;
 }
 
@@ -139,11 +139,11 @@ static int parse_normalize(const char *arg, modefit_options *o)
 {
     const char *usage_text = "--normalize: expected point:X,Y,Z:C with C in x|y|z|-x|-y|-z, got '%s'";
     if (strncmp(arg, "point:", 6) != 0)
-        return cli_fail(usage_text, arg);
+        return ldem_usage_error(usage_text, arg);
     const char *coords = arg + 6;
     const char *colon = strrchr(coords, ':');
     if (!colon || strlen(arg) >= sizeof o->norm_text)
-        return cli_fail(usage_text, arg);
+        return ldem_usage_error(usage_text, arg);
     char buf[128];
     size_t n = (size_t)(colon - coords);
     memcpy(buf, coords, n);
@@ -160,7 +160,7 @@ static int parse_normalize(const char *arg, modefit_options *o)
     }
     int ax = axis_of(c);
     if (ax < 0)
-        return cli_fail(usage_text, arg);
+        return ldem_usage_error(usage_text, arg);
     for (int d = 0; d < 3; d++)
         o->norm_dir[d] = d == ax ? sign : 0.0;
     o->normalize = 1;
@@ -174,7 +174,7 @@ static int parse_damping(const char *arg, modefit_options *o)
         if (parse_numbers("damping", arg + 9, 2, o->rayleigh))
             return 2;
         if (o->rayleigh[0] < 0 || o->rayleigh[1] < 0)
-            return cli_fail("--damping: Rayleigh coefficients must be >= 0, got '%s'", arg + 9);
+            return ldem_usage_error("--damping: Rayleigh coefficients must be >= 0, got '%s'", arg + 9);
         o->damping = LDEM_DAMPING_RAYLEIGH;
         return 0;
     }
@@ -186,17 +186,17 @@ static int parse_damping(const char *arg, modefit_options *o)
         free(o->zeta);
         o->zeta = malloc(n * sizeof *o->zeta);
         if (!o->zeta)
-            return cli_fail("out of memory");
+            return ldem_usage_error("out of memory");
         if (parse_numbers("damping", list, n, o->zeta))
             return 2;
         for (size_t k = 0; k < n; k++)
             if (!(o->zeta[k] >= 0))
-                return cli_fail("--damping: damping ratios must be >= 0, got '%s'", list);
+                return ldem_usage_error("--damping: damping ratios must be >= 0, got '%s'", list);
         o->nzeta = n;
         o->damping = LDEM_DAMPING_RATIO;
         return 0;
     }
-    return cli_fail("--damping: expected rayleigh:A,B or ratio:Z[,Z...], got '%s'", arg);
+    return ldem_usage_error("--damping: expected rayleigh:A,B or ratio:Z[,Z...], got '%s'", arg);
 }
 
 enum {
@@ -273,7 +273,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else if (!strcmp(arg, "difference"))
             o->method = METHOD_DIFFERENCE;
         else
-            return cli_fail("--method: expected pod, single or difference, got '%s'", arg);
+            return ldem_usage_error("--method: expected pod, single or difference, got '%s'", arg);
         return 0;
     case OPT_MODES: s->modes = 1; return parse_long("modes", arg, 1, 100000, &o->modes);
     case OPT_ENERGY:
@@ -281,7 +281,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         if (parse_positive("energy", arg, &o->energy))
             return 2;
         if (o->energy > 1)
-            return cli_fail("--energy: expected a fraction in (0, 1], got '%s'", arg);
+            return ldem_usage_error("--energy: expected a fraction in (0, 1], got '%s'", arg);
         return 0;
     case OPT_SINGLE_INDEX:
         s->single_index = 1;
@@ -291,7 +291,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         if (parse_positive("prune", arg, &o->prune))
             return 2;
         if (o->prune >= 1)
-            return cli_fail("--prune: expected a fraction in (0, 1), got '%s'", arg);
+            return ldem_usage_error("--prune: expected a fraction in (0, 1), got '%s'", arg);
         return 0;
     case OPT_INNER:
         s->inner = 1;
@@ -300,7 +300,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else if (!strcmp(arg, "mass"))
             o->inner = INNER_MASS;
         else
-            return cli_fail("--inner: expected euclidean or mass, got '%s'", arg);
+            return ldem_usage_error("--inner: expected euclidean or mass, got '%s'", arg);
         return 0;
     case OPT_CUBIC:
         s->cubic = 1;
@@ -309,11 +309,11 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else if (!strcmp(arg, "copies"))
             o->cubic = CUBIC_COPIES;
         else
-            return cli_fail("--cubic: expected sum or copies, got '%s'", arg);
+            return ldem_usage_error("--cubic: expected sum or copies, got '%s'", arg);
         return 0;
     case OPT_ANALYTIC:
         if (strcmp(arg, "beam-bending") != 0)
-            return cli_fail("--analytic: unknown mode '%s' (available: beam-bending)", arg);
+            return ldem_usage_error("--analytic: unknown mode '%s' (available: beam-bending)", arg);
         o->analytic = ANALYTIC_BEAM_BENDING;
         return 0;
     case OPT_LENGTH: s->length = 1; return parse_positive("length", arg, &o->length);
@@ -321,7 +321,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case OPT_DEFLECT: {
         int ax = axis_of(arg);
         if (ax < 0)
-            return cli_fail("--%s: expected x, y or z, got '%s'", c == OPT_AXIS ? "axis" : "deflect",
+            return ldem_usage_error("--%s: expected x, y or z, got '%s'", c == OPT_AXIS ? "axis" : "deflect",
                         arg);
         if (c == OPT_AXIS) {
             s->axis = 1;
@@ -344,7 +344,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         if (cli_number("nu", arg, &o->nu))
             return 2;
         if (!(o->nu > -1 && o->nu < 0.5))
-            return cli_fail("--nu: Poisson's ratio must lie in (-1, 0.5), got '%s'", arg);
+            return ldem_usage_error("--nu: Poisson's ratio must lie in (-1, 0.5), got '%s'", arg);
         return 0;
     case OPT_DENSITY: return parse_positive("density", arg, &o->density);
     case OPT_KEEP_RIGID: o->keep_rigid = 1; return 0;
@@ -363,7 +363,7 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case 'o': o->output = arg; return 0;
     case 'v': o->verbosity++; return 0;
     case 'q': o->verbosity--; return 0;
-    default: return cli_fail("unknown option (see modefit --help)");
+    default: return ldem_usage_error("unknown option (see modefit --help)");
     }
 }
 
@@ -371,48 +371,48 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
 static int cross_check(modefit_options *o, const seen *s)
 {
     if (!s->E || !s->nu)
-        return cli_fail("--E and --nu are required (isotropic linear elasticity of the grain)");
+        return ldem_usage_error("--E and --nu are required (isotropic linear elasticity of the grain)");
     if (o->analytic) {
         if (o->mesh_path || o->snap_path)
-            return cli_fail("--analytic builds its mode from a formula: drop --mesh/--snapshots");
+            return ldem_usage_error("--analytic builds its mode from a formula: drop --mesh/--snapshots");
         if (s->method || s->modes || s->energy || s->single_index || s->prune || s->inner ||
             s->step || s->cubic)
-            return cli_fail("--method, --modes, --energy, --single-index, --prune, --inner, "
+            return ldem_usage_error("--method, --modes, --energy, --single-index, --prune, --inner, "
                         "--step and --cubic apply to FEM snapshots, not to --analytic");
         if (!s->length || !s->axis)
-            return cli_fail("--analytic beam-bending needs --length L and --axis x|y|z");
+            return ldem_usage_error("--analytic beam-bending needs --length L and --axis x|y|z");
         if (!s->deflect)
             o->deflect = o->axis == 2 ? 0 : 2;
         if (o->deflect == o->axis)
-            return cli_fail("--deflect must differ from --axis");
+            return ldem_usage_error("--deflect must differ from --axis");
         if (o->spectrum || o->spectrum_png || o->snapshot_table)
-            return cli_fail("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
+            return ldem_usage_error("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
         return 0;
     }
     if (s->length || s->axis || s->deflect || s->depth)
-        return cli_fail("--length, --axis, --deflect and --depth go with --analytic");
+        return ldem_usage_error("--length, --axis, --deflect and --depth go with --analytic");
     if (!o->snap_path) {
         if (o->mesh_path && strstr(o->mesh_path, ".msh"))
             o->snap_path = o->mesh_path;
         else
-            return cli_fail("no modes to build: give --mesh and --snapshots, or --analytic");
+            return ldem_usage_error("no modes to build: give --mesh and --snapshots, or --analytic");
     }
     if (!o->mesh_path) {
         if (strstr(o->snap_path, ".frd"))
-            return cli_fail("--snapshots %s: a .frd needs --mesh (the .inp deck it came from)",
+            return ldem_usage_error("--snapshots %s: a .frd needs --mesh (the .inp deck it came from)",
                         o->snap_path);
         o->mesh_path = o->snap_path;
     }
     if (o->method != METHOD_POD && (s->energy || s->inner))
-        return cli_fail("--energy and --inner apply to --method pod");
+        return ldem_usage_error("--energy and --inner apply to --method pod");
     if (o->method != METHOD_SINGLE && s->single_index)
-        return cli_fail("--single-index applies to --method single");
+        return ldem_usage_error("--single-index applies to --method single");
     if (o->method != METHOD_DIFFERENCE && s->prune)
-        return cli_fail("--prune applies to --method difference");
+        return ldem_usage_error("--prune applies to --method difference");
     if (o->method == METHOD_SINGLE && s->modes)
-        return cli_fail("--method single makes one mode: drop --modes");
+        return ldem_usage_error("--method single makes one mode: drop --modes");
     if (o->method == METHOD_POD && s->modes && s->energy)
-        return cli_fail("give --modes or --energy, not both");
+        return ldem_usage_error("give --modes or --energy, not both");
     return 0;
 }
 
@@ -440,22 +440,22 @@ int modefit_parse_args(int argc, char **argv, modefit_options *o)
             return -1;
         }
         if (c == '?')
-            return cli_fail("unknown option '%s' (see modefit --help)", argv[optind - 1]);
+            return ldem_usage_error("unknown option '%s' (see modefit --help)", argv[optind - 1]);
         if (c == ':')
-            return cli_fail("option '%s' needs a value", argv[optind - 1]);
+            return ldem_usage_error("option '%s' needs a value", argv[optind - 1]);
         st = handle(c, optarg, o, &s);
     }
     if (st)
         return st;
     if (optind < argc)
-        return cli_fail("unexpected argument '%s' (the bundle comes on stdin or with -i)",
+        return ldem_usage_error("unexpected argument '%s' (the bundle comes on stdin or with -i)",
                     argv[optind]);
     st = cross_check(o, &s);
     if (st)
         return st;
     o->command_line = cli_join_args(argc, argv);
     if (!o->command_line)
-        return cli_fail("out of memory");
+        return ldem_usage_error("out of memory");
     return 0;
 }
 

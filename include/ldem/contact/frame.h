@@ -23,6 +23,8 @@
 #ifndef LDEM_CONTACT_FRAME_H
 #define LDEM_CONTACT_FRAME_H
 
+#include "ldem/export.h"
+
 #include "ldem/quat.h"
 #include "ldem/vec3.h"
 
@@ -31,10 +33,10 @@ extern "C" {
 #endif
 
 /* Eq. 16: the frame of a new contact with normal n (local z ↦ n). */
-ldem_quat ldem_contact_frame_init(ldem_vec3 n);
+LDEM_API ldem_quat ldem_contact_frame_init(ldem_vec3 n);
 
 /* The current normal (local z axis) of a frame. */
-ldem_vec3 ldem_contact_frame_normal(ldem_quat q);
+LDEM_API ldem_vec3 ldem_contact_frame_normal(ldem_quat q);
 
 /* The twist of a rotation dq about the unit axis n is (w, (v·n) n) normalized, w ≥ 0: a
  * rotation about n, kept here as its unit 2-vector (cos, sin) of the half angle. A zero
@@ -94,9 +96,9 @@ static inline ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat d
 }
 
 /* Eqs. 18–19: global vector → tangential components (x, y) in the frame. */
-void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2]);
+LDEM_API void ldem_contact_to_frame(ldem_quat q, ldem_vec3 v_global, double t[2]);
 /* Eq. 20: tangential components in the frame plus a normal component → global vector. */
-ldem_vec3 ldem_contact_from_frame(ldem_quat q, const double t[2], double normal);
+LDEM_API ldem_vec3 ldem_contact_from_frame(ldem_quat q, const double t[2], double normal);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #ifndef LDEM_CONTACT_HERTZ_H
 #define LDEM_CONTACT_HERTZ_H
 
+#include "ldem/export.h"
+
 #include "ldem/err.h"
 
 #ifdef __cplusplus
@@ -30,9 +32,9 @@ typedef struct ldem_elastic_moduli {
 } ldem_elastic_moduli;
 
 /* One material on both sides. */
-ldem_elastic_moduli ldem_elastic_moduli_of(double E, double nu);
+LDEM_API ldem_elastic_moduli ldem_elastic_moduli_of(double E, double nu);
 /* Two materials; equal ones give ldem_elastic_moduli_of's bits. */
-ldem_elastic_moduli ldem_elastic_moduli_mix(double E1, double nu1, double E2, double nu2);
+LDEM_API ldem_elastic_moduli ldem_elastic_moduli_mix(double E1, double nu1, double E2, double nu2);
 
 typedef struct ldem_elastic_pair {
     double E, nu;        /* Young's modulus and Poisson's ratio of both bodies */
@@ -47,35 +49,36 @@ typedef struct ldem_elastic_pair {
 
 /* Fill the derived constants. Refuses (LDEM_ERR_INPUT, message naming the parameter)
  * E ≤ 0, ν outside (−1, 0.5], R1 ≤ 0, R2 ≤ 0, and non-finite values except R2 = INFINITY. */
-int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1, double R2,
-                           ldem_err *err);
+LDEM_API int ldem_elastic_pair_init(ldem_elastic_pair *p, double E, double nu, double R1, double R2,
+                                    ldem_err *err);
 
 /* The same with the moduli given (a pair of two materials): E, ν are recorded as the
  * pair's nominal constants, the moduli are used as given. Refuses what the above refuses,
  * and moduli that are not positive and finite. */
-int ldem_elastic_pair_init_moduli(ldem_elastic_pair *p, double E, double nu,
-                                  const ldem_elastic_moduli *m, double R1, double R2,
-                                  ldem_err *err);
+LDEM_API int ldem_elastic_pair_init_moduli(ldem_elastic_pair *p, double E, double nu,
+                                           const ldem_elastic_moduli *m, double R1, double R2,
+                                           ldem_err *err);
 
 /* N(d). */
-double ldem_hertz_force(const ldem_elastic_pair *p, double d);
+LDEM_API double ldem_hertz_force(const ldem_elastic_pair *p, double d);
 /* dN/dd = 2 E* a. */
-double ldem_hertz_stiffness(const ldem_elastic_pair *p, double d);
+LDEM_API double ldem_hertz_stiffness(const ldem_elastic_pair *p, double d);
 /* Contact radius a = √(R* d). */
-double ldem_hertz_radius(const ldem_elastic_pair *p, double d);
+LDEM_API double ldem_hertz_radius(const ldem_elastic_pair *p, double d);
 /* Stored normal elastic energy ∫N dd = (2/5) N d. */
-double ldem_hertz_energy(const ldem_elastic_pair *p, double d);
+LDEM_API double ldem_hertz_energy(const ldem_elastic_pair *p, double d);
 /* The approach at which N(d) = force (inverse of ldem_hertz_force; 0 for force ≤ 0). */
-double ldem_hertz_approach(const ldem_elastic_pair *p, double force);
+LDEM_API double ldem_hertz_approach(const ldem_elastic_pair *p, double force);
 /* Viscous normal damping on Hertz's tangent stiffness (the Tsuji form): 2ζ √(m* dN/dd) ḋ,
  * ḋ the rate of the approach (> 0 closing), m* the pair's mass, ζ the damping ratio of the
  * contact's small oscillations at any d, so that a collision's restitution does not depend on
  * the impact speed. Capped below at −N(d): N plus the damping never pulls. 0 for d ≤ 0. */
-double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, double zeta,
-                          double d_rate);
+LDEM_API double ldem_hertz_damping(const ldem_elastic_pair *p, double d, double mstar, double zeta,
+                                   double d_rate);
 /* The same from dN/dd = kn and N at d (d > 0), for a caller that has them already: the
  * contact step, whose law has just computed N and whose stress sums need kn. */
-double ldem_hertz_damping_from(double kn, double n, double mstar, double zeta, double d_rate);
+LDEM_API double ldem_hertz_damping_from(double kn, double n, double mstar, double zeta,
+                                        double d_rate);
 
 #ifdef __cplusplus
 }

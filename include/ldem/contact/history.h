@@ -26,6 +26,8 @@
 #ifndef LDEM_CONTACT_HISTORY_H
 #define LDEM_CONTACT_HISTORY_H
 
+#include "ldem/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,17 +58,17 @@ typedef struct ldem_history_pool {
 } ldem_history_pool;
 
 /* An empty pool with room for `initial_cells` (may be 0). cache_force keeps N(base) per cell. */
-int ldem_history_pool_init(ldem_history_pool *pool, uint32_t initial_cells, bool cache_force,
-                           ldem_err *err);
-void ldem_history_pool_free(ldem_history_pool *pool);
+LDEM_API int ldem_history_pool_init(ldem_history_pool *pool, uint32_t initial_cells,
+                                    bool cache_force, ldem_err *err);
+LDEM_API void ldem_history_pool_free(ldem_history_pool *pool);
 
 /* Bytes one cell occupies (29, or 37 with the force cache). */
-size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool);
+LDEM_API size_t ldem_history_pool_bytes_per_cell(const ldem_history_pool *pool);
 
 /* Take a free cell (growing the pool when needed) and link it above `below` (0 for an empty
  * stack). Returns its index, or 0 if memory ran out (the pool is then unchanged). The cell's
  * fields are left for the caller to fill. Inline: the Jäger law pushes once per step. */
-uint32_t ldem_history_push_grow(ldem_history_pool *pool, uint32_t below);
+LDEM_API uint32_t ldem_history_push_grow(ldem_history_pool *pool, uint32_t below);
 
 static inline uint32_t ldem_history_push(ldem_history_pool *pool, uint32_t below)
 {
@@ -91,19 +93,19 @@ static inline uint32_t ldem_history_pop(ldem_history_pool *pool, uint32_t top)
 }
 
 /* Return a whole stack to the free list. */
-void ldem_history_clear(ldem_history_pool *pool, uint32_t top);
+LDEM_API void ldem_history_clear(ldem_history_pool *pool, uint32_t top);
 
 /* True when fewer than a quarter of the slots are live and the pool is large enough for a
  * compaction to release real memory. */
-bool ldem_history_pool_should_compact(const ldem_history_pool *pool);
+LDEM_API bool ldem_history_pool_should_compact(const ldem_history_pool *pool);
 
 /* Move all live cells to the front and shrink the pool. `heads` points at the first contact's
  * top index, successive contacts' top indices are `stride` bytes apart (so the heads can sit
  * inside an array of contact structs); each is rewritten to the new index. Every live cell
  * must belong to exactly one of the `count` stacks (LDEM_ERR_USAGE otherwise, pool unchanged).
  */
-int ldem_history_pool_compact(ldem_history_pool *pool, uint32_t *heads, size_t count,
-                              size_t stride, ldem_err *err);
+LDEM_API int ldem_history_pool_compact(ldem_history_pool *pool, uint32_t *heads, size_t count,
+                                       size_t stride, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@
 #ifndef LDEM_CONTACT_JAGER_H
 #define LDEM_CONTACT_JAGER_H
 
+#include "ldem/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -118,26 +120,26 @@ typedef struct ldem_jager_cursor {
 } ldem_jager_cursor;
 
 /* Check and store the parameters: mu > 0 and finite, 0 ≤ beta ≤ 2. */
-int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, double mu,
-                           double beta, ldem_err *err);
+LDEM_API int ldem_jager_params_init(ldem_jager_params *p, const ldem_elastic_pair *pair, double mu,
+                                    double beta, ldem_err *err);
 
 /* The unloaded, separated contact (all zeros). */
-void ldem_jager_contact_init(ldem_jager_contact *c);
+LDEM_API void ldem_jager_contact_init(ldem_jager_contact *c);
 
 /* Move from the current state straight to (d1, c->s + ds). Returns LDEM_OK, or
  * LDEM_ERR_NOMEM if the pool could not grow (the contact is then cleared, separated with
  * d = 0, and reports zero force). d1 ≤ 0 clears the history and gives zero force. If the contact was separated, only
  * the in-contact fraction d1/(d1 − d) of ds counts (first touch inside the step). */
-int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
-                    ldem_jager_contact *c, double d1, const double ds[2]);
+LDEM_API int ldem_jager_step(const ldem_jager_params *p, ldem_history_pool *pool,
+                             ldem_jager_contact *c, double d1, const double ds[2]);
 
 /* ldem_jager_step with the parameters {*pair, mu, beta, flags & LDEM_JAGER_ENERGY,
  * flags & LDEM_JAGER_FULL_HISTORY} given apart, bit for bit: a caller that keeps the pair
  * elsewhere (a DEM contact, in its record) need not copy it into a ldem_jager_params every
  * step. */
-int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
-                         ldem_history_pool *pool, ldem_jager_contact *c, double d1,
-                         const double ds[2]);
+LDEM_API int ldem_jager_step_pair(const ldem_elastic_pair *pair, double mu, double beta,
+                                  unsigned flags, ldem_history_pool *pool, ldem_jager_contact *c,
+                                  double d1, const double ds[2]);
 
 /* ldem_jager_step_pair, then N and T of the new state out (the Jäger law's step in its ops
  * table, law_hertz_jager.c). */
@@ -146,24 +148,24 @@ int ldem__jager_law_step(const ldem_elastic_pair *pair, double mu, double beta, 
                          const double ds[2], double *normal, double t[2]);
 
 /* The same, given the total tangential displacement s1 instead of the increment. */
-int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
-                       ldem_jager_contact *c, double d1, const double s1[2]);
+LDEM_API int ldem_jager_move_to(const ldem_jager_params *p, ldem_history_pool *pool,
+                                ldem_jager_contact *c, double d1, const double s1[2]);
 
 /* Stored tangential elastic energy of the current stack (exact for the MDR springs). */
-double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,
-                                const ldem_jager_contact *c);
+LDEM_API double ldem_jager_stored_energy(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                         const ldem_jager_contact *c);
 
 /* T recomputed from the stack as Σ w_k (N_k − N_{k−1}), for checking the carried value. */
-void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
-                                 const ldem_jager_contact *c, double t[2]);
+LDEM_API void ldem_jager_force_from_stack(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                          const ldem_jager_contact *c, double t[2]);
 
 /* The elastic tangential shift s_el = κ Σ w_k (z_k − z_{k−1}) the stack holds. */
-void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_pool *pool,
-                              const ldem_jager_contact *c, double s_el[2]);
+LDEM_API void ldem_jager_elastic_shift(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                       const ldem_jager_contact *c, double s_el[2]);
 
 /* Give the contact's cells back to the pool and reset it to the separated state (the
  * cumulative dissipation is kept). */
-void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c);
+LDEM_API void ldem_jager_release(ldem_history_pool *pool, ldem_jager_contact *c);
 
 /* The top cell of the walk (cell NULL for an empty stack), and the next one down. */
 static inline ldem_jager_cursor ldem_jager_first(const ldem_history_pool *pool,
@@ -194,8 +196,8 @@ static inline void ldem_jager_next(const ldem_history_pool *pool, ldem_jager_cur
 
 /* N at the bottom level of the cell under the cursor: the pool's cached force when it keeps
  * one for that cell, else computed. */
-double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool *pool,
-                             const ldem_jager_cursor *k);
+LDEM_API double ldem_jager_cell_force(const ldem_jager_params *p, const ldem_history_pool *pool,
+                                      const ldem_jager_cursor *k);
 
 #ifdef __cplusplus
 }

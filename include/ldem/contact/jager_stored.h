@@ -25,6 +25,8 @@
 #ifndef LDEM_CONTACT_JAGER_STORED_H
 #define LDEM_CONTACT_JAGER_STORED_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,20 +51,21 @@ typedef struct ldem_jager_stored {
 } ldem_jager_stored;
 
 /* Bytes the tracker holds per history cell of the contact. */
-size_t ldem_jager_stored_bytes_per_cell(void);
+LDEM_API size_t ldem_jager_stored_bytes_per_cell(void);
 
-void ldem_jager_stored_init(ldem_jager_stored *t);
-void ldem_jager_stored_free(ldem_jager_stored *t);
+LDEM_API void ldem_jager_stored_init(ldem_jager_stored *t);
+LDEM_API void ldem_jager_stored_free(ldem_jager_stored *t);
 
 /* Catch up with the contact after one step. LDEM_OK, or LDEM_ERR_NOMEM (the tracker is then
  * empty and catches up fully at the next call). */
-int ldem_jager_stored_update(ldem_jager_stored *t, const ldem_jager_params *p,
-                             const ldem_history_pool *pool, const ldem_jager_contact *c);
+LDEM_API int ldem_jager_stored_update(ldem_jager_stored *t, const ldem_jager_params *p,
+                                      const ldem_history_pool *pool, const ldem_jager_contact *c);
 
 /* The stored tangential elastic energy, as ldem_jager_stored_energy, after an update. */
-double ldem_jager_stored_energy_tracked(const ldem_jager_stored *t, const ldem_jager_params *p,
-                                        const ldem_history_pool *pool,
-                                        const ldem_jager_contact *c);
+LDEM_API double ldem_jager_stored_energy_tracked(const ldem_jager_stored *t,
+                                                 const ldem_jager_params *p,
+                                                 const ldem_history_pool *pool,
+                                                 const ldem_jager_contact *c);
 
 #ifdef __cplusplus
 }

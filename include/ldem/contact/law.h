@@ -20,6 +20,8 @@
 #ifndef LDEM_CONTACT_LAW_H
 #define LDEM_CONTACT_LAW_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -192,32 +194,33 @@ typedef struct ldem_law_ops {
 /* ---- the registry ---- */
 
 /* The registered laws, in registry order (NULL-ended), and their number. */
-const ldem_law_ops *const *ldem_laws(size_t *count);
+LDEM_API const ldem_law_ops *const *ldem_laws(size_t *count);
 /* The law a scene names, or NULL. */
-const ldem_law_ops *ldem_law_find(const char *name);
+LDEM_API const ldem_law_ops *ldem_law_find(const char *name);
 /* The law a checkpoint's id names, or NULL. */
-const ldem_law_ops *ldem_law_by_id(uint32_t id);
+LDEM_API const ldem_law_ops *ldem_law_by_id(uint32_t id);
 /* "a, b, c": the registered names, for messages. */
-void ldem_law_names(char *buf, size_t size);
+LDEM_API void ldem_law_names(char *buf, size_t size);
 /* The law a pair gets when no `contacts:` entry matches it. */
-const ldem_law_ops *ldem_law_default(void);
+LDEM_API const ldem_law_ops *ldem_law_default(void);
 /* Is `key` a parameter of some registered law (so a model that lacks it can say so)? */
-int ldem_law_key_known(const char *key);
+LDEM_API int ldem_law_key_known(const char *key);
 /* The index of `key` in the law's parameter table, or −1. */
-int ldem_law_param_index(const ldem_law_ops *ops, const char *key);
+LDEM_API int ldem_law_param_index(const ldem_law_ops *ops, const char *key);
 
 /* ---- mixing ---- */
 
 /* The elastic constants of materials (E1, ν1) and (E2, ν2): E* and G* exact
  * (ldem_elastic_moduli_mix); equal materials keep their own (E, ν) bit for bit; for unequal
  * ones ν is the mean and E the one material's whose E* the pair has. */
-ldem_elastic_mix ldem_elastic_mix_of(double E1, double nu1, double E2, double nu2);
+LDEM_API ldem_elastic_mix ldem_elastic_mix_of(double E1, double nu1, double E2, double nu2);
 
 /* A pair's law from its ops and parameters: p[] filled with the table's fallbacks where
  * `given` (bit k: parameter k given) is clear, μ cleared unless the law takes friction, ζ
  * unless it takes damping, then resolved (ops->resolve). */
-ldem_pair_law ldem_pair_law_make(const ldem_law_ops *ops, ldem_elastic_mix elastic, double mu,
-                                 double damping, const double *p, unsigned given);
+LDEM_API ldem_pair_law ldem_pair_law_make(const ldem_law_ops *ops, ldem_elastic_mix elastic,
+                                          double mu, double damping, const double *p,
+                                          unsigned given);
 
 /* ---- what the contact loop needs of a PATCH law that leaves normal_* NULL ---- */
 

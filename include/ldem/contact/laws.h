@@ -4,6 +4,8 @@
 #ifndef LDEM_CONTACT_LAWS_H
 #define LDEM_CONTACT_LAWS_H
 
+#include "ldem/export.h"
+
 #include "ldem/contact/law.h"
 
 #ifdef __cplusplus
@@ -19,11 +21,11 @@ enum ldem_law_id {
     LDEM_LAW_HOOKE = 4            /* linear spring and Coulomb slider (Cundall & Strack) */
 };
 
-extern const ldem_law_ops ldem_law_frictionless;
-extern const ldem_law_ops ldem_law_hertz_jager;
-extern const ldem_law_ops ldem_law_hertz_mindlin;
-extern const ldem_law_ops ldem_law_linear;
-extern const ldem_law_ops ldem_law_hooke;
+LDEM_API extern const ldem_law_ops ldem_law_frictionless;
+LDEM_API extern const ldem_law_ops ldem_law_hertz_jager;
+LDEM_API extern const ldem_law_ops ldem_law_hertz_mindlin;
+LDEM_API extern const ldem_law_ops ldem_law_linear;
+LDEM_API extern const ldem_law_ops ldem_law_hooke;
 
 /* Parameter indices in each law's table (ldem_pair_law.p). */
 enum { LDEM_JAGER_P_BETA = 0, LDEM_JAGER_P_HISTORY = 1 };

@@ -12,6 +12,8 @@
 #ifndef LDEM_CONTACT_LINEAR_H
 #define LDEM_CONTACT_LINEAR_H
 
+#include "ldem/export.h"
+
 #include "ldem/err.h"
 #include "ldem/vec3.h"
 
@@ -26,19 +28,20 @@ typedef struct ldem_linear_params {
 } ldem_linear_params;
 
 /* Check kn > 0, ks ≥ 0, μ ≥ 0, all finite. */
-int ldem_linear_params_init(ldem_linear_params *p, double kn, double ks, double mu,
-                            ldem_err *err);
+LDEM_API int ldem_linear_params_init(ldem_linear_params *p, double kn, double ks, double mu,
+                                     ldem_err *err);
 
 /* One node: depth ≥ 0 (≤ 0 gives zero force and clears ξ), unit normal n, tangential
  * displacement increment ds (world; its normal component is ignored), spring xi[3] updated in
  * place. *dissipated (may be NULL) is increased by the frictional work of this step's slip.
  * *fn and *ft (may be NULL) receive the normal and tangential parts of the force on j. */
-ldem_vec3 ldem_linear_node_force(const ldem_linear_params *p, double depth, ldem_vec3 n,
-                                 ldem_vec3 ds, double xi[3], double *dissipated,
-                                 ldem_vec3 *fn, ldem_vec3 *ft);
+LDEM_API ldem_vec3 ldem_linear_node_force(const ldem_linear_params *p, double depth, ldem_vec3 n,
+                                          ldem_vec3 ds, double xi[3], double *dissipated,
+                                          ldem_vec3 *fn, ldem_vec3 *ft);
 
 /* Stored energy of one node: ½ kn depth² + ½ ks |ξ|². */
-double ldem_linear_node_energy(const ldem_linear_params *p, double depth, const double xi[3]);
+LDEM_API double ldem_linear_node_energy(const ldem_linear_params *p, double depth,
+                                        const double xi[3]);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
 #ifndef LDEM_CONTACT_MINDLIN_H
 #define LDEM_CONTACT_MINDLIN_H
 
+#include "ldem/export.h"
+
 #include "ldem/contact/hertz.h"
 #include "ldem/err.h"
 
@@ -34,18 +36,19 @@ typedef struct ldem_mindlin_contact {
     double dissipated;    /* cumulative frictional work */
 } ldem_mindlin_contact;
 
-int ldem_mindlin_params_init(ldem_mindlin_params *p, const ldem_elastic_pair *pair, double mu,
-                             ldem_err *err);
-void ldem_mindlin_contact_init(ldem_mindlin_contact *c);
+LDEM_API int ldem_mindlin_params_init(ldem_mindlin_params *p, const ldem_elastic_pair *pair,
+                                      double mu, ldem_err *err);
+LDEM_API void ldem_mindlin_contact_init(ldem_mindlin_contact *c);
 
 /* Move to (d1, c->s + ds); d1 ≤ 0 separates (spring cleared, zero force). First touch inside
  * a step counts the in-contact fraction of ds, as the Jäger law does. */
-void ldem_mindlin_step(const ldem_mindlin_params *p, ldem_mindlin_contact *c, double d1,
-                       const double ds[2]);
-void ldem_mindlin_move_to(const ldem_mindlin_params *p, ldem_mindlin_contact *c, double d1,
-                          const double s1[2]);
+LDEM_API void ldem_mindlin_step(const ldem_mindlin_params *p, ldem_mindlin_contact *c, double d1,
+                                const double ds[2]);
+LDEM_API void ldem_mindlin_move_to(const ldem_mindlin_params *p, ldem_mindlin_contact *c, double d1,
+                                   const double s1[2]);
 /* ½|T|²/k_t. */
-double ldem_mindlin_stored_energy(const ldem_mindlin_params *p, const ldem_mindlin_contact *c);
+LDEM_API double ldem_mindlin_stored_energy(const ldem_mindlin_params *p,
+                                           const ldem_mindlin_contact *c);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #ifndef LDEM_SIM_BROADPHASE_H
 #define LDEM_SIM_BROADPHASE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +51,7 @@ typedef struct ldem_broadphase {
     size_t nghosts;           /* ghost images made by the last periodic call */
 } ldem_broadphase;
 
-void ldem_broadphase_free(ldem_broadphase *bp);
+LDEM_API void ldem_broadphase_free(ldem_broadphase *bp);
 
 /* Find all candidate pairs among n bodies with centres x and bounding radii r (r ≥ 0, all
  * finite). On success bp->pairs holds bp->npairs keys. Errors: LDEM_ERR_NOMEM,
@@ -60,8 +62,8 @@ void ldem_broadphase_free(ldem_broadphase *bp);
  * bit for bit): dx = x_j − x_i (each axis; the sign does not matter), d² = (dx·dx + dy·dy) +
  * dz·dz, c = (r_i + r_j) + skin, candidate iff d² < c·c. Serial (no OpenMP), so the list
  * depends only on the input values. */
-int ldem_broadphase_pairs(ldem_broadphase *bp, size_t n, const ldem_vec3 *x, const double *r,
-                          double skin, ldem_err *err);
+LDEM_API int ldem_broadphase_pairs(ldem_broadphase *bp, size_t n, const ldem_vec3 *x,
+                                   const double *r, double skin, ldem_err *err);
 
 /* The same in a periodic cell (ldem/sim/cell.h), every position inside it (s ∈ [0, 1)³ up to
  * round-off; wrap first). A pair (i < j) is reported once, with image n = bp->image[3 k ..]
@@ -70,9 +72,9 @@ int ldem_broadphase_pairs(ldem_broadphase *bp, size_t n, const ldem_vec3 *x, con
  * reach), the plain search runs on bodies and ghosts, and each real–ghost pair is mapped back
  * to its two bodies. LDEM_ERR_INPUT when the cell is narrower than twice the largest reach
  * (2 r_max + skin) in some direction: a body could then touch two images of another. */
-int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec3 *x,
-                                   const double *r, double skin, const struct ldem_cell *cell,
-                                   ldem_err *err);
+LDEM_API int ldem_broadphase_pairs_periodic(ldem_broadphase *bp, size_t n, const ldem_vec3 *x,
+                                            const double *r, double skin,
+                                            const struct ldem_cell *cell, ldem_err *err);
 
 static inline uint32_t ldem_pair_i(uint64_t key) { return (uint32_t)(key >> 32); }
 static inline uint32_t ldem_pair_j(uint64_t key) { return (uint32_t)key; }

@@ -19,6 +19,8 @@
 #ifndef LDEM_SIM_CELL_H
 #define LDEM_SIM_CELL_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 
 #include "ldem/err.h"
@@ -41,57 +43,57 @@ typedef struct ldem_cell {
 
 /* Set up a cell from its edge vectors (columns of h) and centre; h_prev = h0 = h, L = 0.
  * LDEM_ERR_INPUT when an entry is not finite or det h ≤ 0 (a flat or left-handed cell). */
-int ldem_cell_init(ldem_cell *c, ldem_mat3 h, ldem_vec3 centre, ldem_err *err);
+LDEM_API int ldem_cell_init(ldem_cell *c, ldem_mat3 h, ldem_vec3 centre, ldem_err *err);
 
 /* Set h (keeping h_prev, h0, L), recomputing h⁻¹. */
-void ldem_cell_set_h(ldem_cell *c, ldem_mat3 h);
+LDEM_API void ldem_cell_set_h(ldem_cell *c, ldem_mat3 h);
 
-double ldem_cell_volume(const ldem_mat3 *h);
+LDEM_API double ldem_cell_volume(const ldem_mat3 *h);
 
 /* Distance between the two faces of the cell across edge vector k (V / |the other two edges'
  * cross product|): the room a body has along that direction. */
-double ldem_cell_width(const ldem_mat3 *h, int k);
+LDEM_API double ldem_cell_width(const ldem_mat3 *h, int k);
 
 /* Fractional coordinates s = h⁻¹ (x − lo). */
-ldem_vec3 ldem_cell_fractional(const ldem_cell *c, ldem_vec3 x);
+LDEM_API ldem_vec3 ldem_cell_fractional(const ldem_cell *c, ldem_vec3 x);
 
 /* The image shift m = ⌊s⌋ that brings x into the cell: x − h m has s ∈ [0, 1) (up to
  * round-off in the subtraction). */
-void ldem_cell_wrap_shift(const ldem_cell *c, ldem_vec3 x, int32_t m[3]);
+LDEM_API void ldem_cell_wrap_shift(const ldem_cell *c, ldem_vec3 x, int32_t m[3]);
 
 /* h n (the offset of image n) for the matrix h (the cell's h or h_prev). */
-ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3]);
+LDEM_API ldem_vec3 ldem_cell_offset(const ldem_mat3 *h, const int32_t n[3]);
 
 /* The image n of a separation d = x_j − x_i for which d + h n is shortest in fractional
  * terms: n = −round(h⁻¹ d). It is the true minimum image whenever |d + h n| is below half
  * the smallest width, which the broad phase guarantees for every candidate pair. */
-void ldem_cell_min_image(const ldem_cell *c, ldem_vec3 d, int32_t n[3]);
+LDEM_API void ldem_cell_min_image(const ldem_cell *c, ldem_vec3 d, int32_t n[3]);
 
 /* exp(A): Taylor terms until they stop changing the sum, after scaling and squaring when
  * 3 max|A_ij| > 1/8. Accurate to round-off for the small L dt of a step; a large A loses
  * about 2^(squarings) ulps to the squarings (5e-15 relative for exp(2.5)). */
-ldem_mat3 ldem_mat3_expm(ldem_mat3 a);
+LDEM_API ldem_mat3 ldem_mat3_expm(ldem_mat3 a);
 
 /* One step of deformation: h_prev = h, h = F h with F = exp(L dt) returned (callers remap
  * positions with ldem_cell_remap(F, ...)). */
-ldem_mat3 ldem_cell_advance(ldem_cell *c, double dt);
+LDEM_API ldem_mat3 ldem_cell_advance(ldem_cell *c, double dt);
 
 /* centre + F (x − centre). */
-ldem_vec3 ldem_cell_remap(const ldem_cell *c, const ldem_mat3 *F, ldem_vec3 x);
+LDEM_API ldem_vec3 ldem_cell_remap(const ldem_cell *c, const ldem_mat3 *F, ldem_vec3 x);
 
 /* Logarithmic strain of edge direction k since h0, compression positive:
  * −ln(width_k / width0_k). Their sum is −ln(V/V0), the volumetric strain, while the cell's
  * faces keep their angles (any orthogonal cell); the probes' eps_vol is −ln(V/V0) itself. */
-double ldem_cell_strain(const ldem_cell *c, int k);
+LDEM_API double ldem_cell_strain(const ldem_cell *c, int k);
 
 /* F = h h_ref⁻¹: the affine map that took the cell (and every grain's affine position)
  * from h_ref to h. */
-ldem_mat3 ldem_cell_deformation(const ldem_cell *c, const ldem_mat3 *h_ref);
+LDEM_API ldem_mat3 ldem_cell_deformation(const ldem_cell *c, const ldem_mat3 *h_ref);
 
 /* Frobenius norm of h h_ref⁻¹ − I: how far the cell deformed since h_ref (the neighbour
  * list's). A pair at separation ℓ moves apart or together by at most that × ℓ through the
  * affine part alone. */
-double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref);
+LDEM_API double ldem_cell_deformation_since(const ldem_cell *c, const ldem_mat3 *h_ref);
 
 /* ---- control: each normal direction by strain rate or by stress ---- */
 
@@ -135,7 +137,7 @@ typedef struct ldem_cell_cyclic {
 } ldem_cell_cyclic;
 
 /* ε(n) above: the strain (compression positive) n steps of dt after the drive started. */
-double ldem_cell_cyclic_strain(const ldem_cell_cyclic *c, uint64_t n, double dt);
+LDEM_API double ldem_cell_cyclic_strain(const ldem_cell_cyclic *c, uint64_t n, double dt);
 
 /* The strain rate L_kk (extension positive, like L) of the step from n to n + 1 of a drive
  * that started at strain `start` (ldem_cell_strain's, compression positive): the rate that
@@ -143,8 +145,8 @@ double ldem_cell_cyclic_strain(const ldem_cell_cyclic *c, uint64_t n, double dt)
  *     L_kk = (ldem_cell_strain(cell, k) − start − ε(n + 1)) / dt,
  * exact for an orthogonal cell whose L is diagonal, where exp(L dt) scales width k by
  * exp(L_kk dt). Once every cycle is done it holds the start's strain. */
-double ldem_cell_cyclic_rate(const ldem_cell *cell, int k, const ldem_cell_cyclic *c,
-                             uint64_t n, double dt, double start);
+LDEM_API double ldem_cell_cyclic_rate(const ldem_cell *cell, int k, const ldem_cell_cyclic *c,
+                                      uint64_t n, double dt, double start);
 
 typedef struct ldem_cell_control {
     int drive[3];            /* enum ldem_cell_drive per direction x, y, z */
@@ -169,8 +171,8 @@ typedef struct ldem_cell_control {
  * relax (the real response is softer than Voigt's): it cannot overshoot through the affine
  * response for α ≤ 1, and the cap keeps a loose assembly (K ≈ 0) from being slammed shut.
  * A direction without contacts (K = 0) moves at ±max_rate toward its target. */
-double ldem_cell_servo_rate(double sigma, double target, double stiffness, double dt,
-                            double gain, double max_rate);
+LDEM_API double ldem_cell_servo_rate(double sigma, double target, double stiffness, double dt,
+                                     double gain, double max_rate);
 
 /* The servo with an integral term, for a target the assembly keeps pulling away from (in a
  * biaxial test the lateral direction must dilate at a rate that keeps changing, and the
@@ -187,9 +189,9 @@ double ldem_cell_servo_rate(double sigma, double target, double stiffness, doubl
  * response; for a response s times softer, ι ≤ α/(4s)), and its slow root is about 1 − ι, so
  * it settles in some 1/ι steps. A constant drift in the error is then followed with no lag.
  * ι = 0 is ldem_cell_servo_rate, bit for bit. */
-double ldem_cell_servo_rate_pi(double sigma, double target, double stiffness, double dt,
-                               double gain, double integral, double max_rate,
-                               double *accumulated);
+LDEM_API double ldem_cell_servo_rate_pi(double sigma, double target, double stiffness, double dt,
+                                        double gain, double integral, double max_rate,
+                                        double *accumulated);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #ifndef LDEM_SIM_CHECKPOINT_H
 #define LDEM_SIM_CHECKPOINT_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 
 #include "ldem/err.h"
@@ -48,8 +50,8 @@ typedef struct ldem_checkpoint_stage {
 
 /* Write atomically (temporary name + rename). `x` may be NULL (no frames). A contact whose
  * Jäger stack does not hold `length` cells is LDEM_ERR_INTERNAL, found before writing. */
-int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
-                         ldem_err *err);
+LDEM_API int ldem_checkpoint_save(const char *path, const ldem_world *w,
+                                  const ldem_checkpoint_extra *x, ldem_err *err);
 /* Restore into `w`, built from the same scene (its existing contacts, if any, are released
  * and replaced; its pools are rebuilt with the saved capacities; the step's scratch w->work
  * is dropped, so the next ldem_world_step rebuilds it; do not call ldem_world_prepare). Mismatched counts, another
@@ -58,15 +60,15 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
  * LDEM_ERR_NOMEM during the restore leaves `w` unusable (free it). `x` may be NULL (frame
  * times skipped); otherwise x->frame_times is overwritten with a malloc'd array (NULL when
  * there are no frames) that the caller frees. */
-int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
-                         ldem_err *err);
+LDEM_API int ldem_checkpoint_load(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                  ldem_err *err);
 
 /* The same with the run's stage (st may be NULL: none written, or not read). */
-int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
-                                const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
-                                ldem_err *err);
-int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
-                                ldem_checkpoint_stage *st, ldem_err *err);
+LDEM_API int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
+                                         const ldem_checkpoint_extra *x,
+                                         const ldem_checkpoint_stage *st, ldem_err *err);
+LDEM_API int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint_extra *x,
+                                         ldem_checkpoint_stage *st, ldem_err *err);
 
 #ifdef __cplusplus
 }

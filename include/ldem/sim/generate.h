@@ -9,6 +9,8 @@
 #ifndef LDEM_SIM_GENERATE_H
 #define LDEM_SIM_GENERATE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,26 +89,26 @@ typedef struct ldem_gen_spec {
  * with a message in `why` (a grain that found no room after spec->attempts positions, out
  * of memory): returns 1 when the region is too full, 2 out of memory, 3 when the draw needs
  * more than spec->max_grains grains, 0 on success. */
-int ldem_generate(const ldem_gen_spec *spec, const ldem_gen_grain *obstacles,
-                  size_t nobstacles, ldem_gen_grain **out, size_t *n, char *why,
-                  size_t why_size);
+LDEM_API int ldem_generate(const ldem_gen_spec *spec, const ldem_gen_grain *obstacles,
+                           size_t nobstacles, ldem_gen_grain **out, size_t *n, char *why,
+                           size_t why_size);
 
 /* Whether grain g (sphere, or level-set grain by its nodes) reaches behind wall w. */
-int ldem_gen_touches_wall(const ldem_wall_geom *w, const ldem_gen_grain *g);
+LDEM_API int ldem_gen_touches_wall(const ldem_wall_geom *w, const ldem_gen_grain *g);
 
 /* The region's volume (for solid_fraction). */
-double ldem_gen_region_volume(const ldem_gen_region *r);
+LDEM_API double ldem_gen_region_volume(const ldem_gen_region *r);
 
 /* One diameter of the distribution from uniform draws (the generator's), for tests:
  * ldem_gen_draw_diameter with the spec's sizes. Returns NaN for FIXED. */
-double ldem_gen_draw_diameter(const ldem_gen_sizes *s, uint64_t *state);
+LDEM_API double ldem_gen_draw_diameter(const ldem_gen_sizes *s, uint64_t *state);
 
 /* splitmix64 (Steele, Lea & Flood 2014): the scene's seeded generator (lattice jitter,
  * generation), the same numbers on every machine. */
-uint64_t ldem_splitmix64(uint64_t *state);
+LDEM_API uint64_t ldem_splitmix64(uint64_t *state);
 
 /* A uniform random rotation (Shoemake), from the generator. */
-ldem_quat ldem_gen_random_rotation(uint64_t *state);
+LDEM_API ldem_quat ldem_gen_random_rotation(uint64_t *state);
 
 #ifdef __cplusplus
 }

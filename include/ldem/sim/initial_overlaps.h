@@ -12,6 +12,8 @@
 #ifndef LDEM_SIM_INITIAL_OVERLAPS_H
 #define LDEM_SIM_INITIAL_OVERLAPS_H
 
+#include "ldem/export.h"
+
 #include "ldem/err.h"
 #include "ldem/sim/scene.h"
 #include "ldem/sim/world.h"
@@ -30,12 +32,13 @@ typedef struct ldem_overlap {
 /* All overlaps of the world with relative overlap > `allow`, sorted largest relative overlap
  * first (ties: by a, then b, then wall, so the order is deterministic). *out is malloc'd
  * (NULL when none); *count their number. */
-int ldem_world_find_overlaps(const ldem_world *w, double allow, ldem_overlap **out,
-                             size_t *count, ldem_err *err);
+LDEM_API int ldem_world_find_overlaps(const ldem_world *w, double allow, ldem_overlap **out,
+                                      size_t *count, ldem_err *err);
 
 /* The check a new run makes: LDEM_ERR_INPUT naming the worst pairs when some overlap exceeds
  * s->overlap_allow; overlaps within an explicit allowance are logged once (count, largest). */
-int ldem_scene_check_initial_overlaps(const ldem_scene *s, const ldem_world *w, ldem_err *err);
+LDEM_API int ldem_scene_check_initial_overlaps(const ldem_scene *s, const ldem_world *w,
+                                               ldem_err *err);
 
 #ifdef __cplusplus
 }

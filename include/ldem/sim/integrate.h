@@ -21,6 +21,8 @@
 #ifndef LDEM_SIM_INTEGRATE_H
 #define LDEM_SIM_INTEGRATE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,40 +35,41 @@ extern "C" {
 
 /* The free-rotor flow over dt for principal moments I (all > 0): updates the orientation q
  * (body → world) and the body-frame angular momentum L_b in place. */
-void ldem_rotor_drift(ldem_quat *q, ldem_vec3 *L_b, ldem_vec3 inertia, double dt);
+LDEM_API void ldem_rotor_drift(ldem_quat *q, ldem_vec3 *L_b, ldem_vec3 inertia, double dt);
 
 /* Kinetic energy of rotation Σ L_k²/(2 I_k). */
-double ldem_rotor_energy(ldem_vec3 L_b, ldem_vec3 inertia);
+LDEM_API double ldem_rotor_energy(ldem_vec3 L_b, ldem_vec3 inertia);
 
 /* World angular velocity R(q) (L_b / I). */
-ldem_vec3 ldem_rotor_omega(ldem_quat q, ldem_vec3 L_b, ldem_vec3 inertia);
+LDEM_API ldem_vec3 ldem_rotor_omega(ldem_quat q, ldem_vec3 L_b, ldem_vec3 inertia);
 
 /* Body-frame angular momentum of a body with world angular velocity ω: I (Rᵀ ω). */
-ldem_vec3 ldem_rotor_momentum(ldem_quat q, ldem_vec3 omega, ldem_vec3 inertia);
+LDEM_API ldem_vec3 ldem_rotor_momentum(ldem_quat q, ldem_vec3 omega, ldem_vec3 inertia);
 
 /* Half kick of one body: v += h F/m, L_b += h Rᵀ τ (h = dt/2). */
-void ldem_kick(ldem_vec3 *v, ldem_vec3 *L_b, ldem_quat q, ldem_vec3 force, ldem_vec3 torque,
-               double inv_mass, double h);
+LDEM_API void ldem_kick(ldem_vec3 *v, ldem_vec3 *L_b, ldem_quat q, ldem_vec3 force,
+                        ldem_vec3 torque, double inv_mass, double h);
 
 /* Cundall's local non-viscous damping (PFC, YADE's NewtonIntegrator): each component of the
  * force is reduced by α|F_k| against the velocity component's sign,
  * F_k ← F_k − α |F_k| sign(v_k); the same for torque against ω. α in [0, 1). */
-ldem_vec3 ldem_damp_local(ldem_vec3 force, ldem_vec3 velocity, double alpha);
+LDEM_API ldem_vec3 ldem_damp_local(ldem_vec3 force, ldem_vec3 velocity, double alpha);
 
 /* The rates of work the two dampings remove, for the energy balance: P = −F_damp · v ≥ 0. */
-double ldem_damp_local_power(ldem_vec3 force, ldem_vec3 velocity, double alpha);
+LDEM_API double ldem_damp_local_power(ldem_vec3 force, ldem_vec3 velocity, double alpha);
 
 /* Structure-of-arrays loops over n bodies for the two halves of a step. Bodies with
  * (flags[i] & LDEM_BODY_FIXED) keep their velocity and move with it (x += dt v), q and L_b
  * unchanged.
  * Forces and torques are totals at the current pose (world components). */
-void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *inv_mass,
-                               const ldem_vec3 *inertia, ldem_vec3 *x, ldem_vec3 *v,
-                               ldem_quat *q, ldem_vec3 *L_b, const ldem_vec3 *force,
-                               const ldem_vec3 *torque, double dt);
-void ldem_integrate_second_half(size_t n, const uint32_t *flags, const double *inv_mass,
-                                ldem_vec3 *v, const ldem_quat *q, ldem_vec3 *L_b,
-                                const ldem_vec3 *force, const ldem_vec3 *torque, double dt);
+LDEM_API void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *inv_mass,
+                                        const ldem_vec3 *inertia, ldem_vec3 *x, ldem_vec3 *v,
+                                        ldem_quat *q, ldem_vec3 *L_b, const ldem_vec3 *force,
+                                        const ldem_vec3 *torque, double dt);
+LDEM_API void ldem_integrate_second_half(size_t n, const uint32_t *flags, const double *inv_mass,
+                                         ldem_vec3 *v, const ldem_quat *q, ldem_vec3 *L_b,
+                                         const ldem_vec3 *force, const ldem_vec3 *torque,
+                                         double dt);
 
 #ifdef __cplusplus
 }

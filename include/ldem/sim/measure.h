@@ -7,6 +7,8 @@
 #ifndef LDEM_SIM_MEASURE_H
 #define LDEM_SIM_MEASURE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 
 #include "ldem/sim/world.h"
@@ -36,10 +38,10 @@ typedef struct ldem_packing_measures {
 
 /* Whether the world's plane walls bound an axis-aligned box (one wall facing each way of
  * each axis), and its corners now. */
-int ldem_walls_box(const ldem_world *w, ldem_vec3 *lo, ldem_vec3 *hi);
+LDEM_API int ldem_walls_box(const ldem_world *w, ldem_vec3 *lo, ldem_vec3 *hi);
 
 /* The measures of the world as it stands (contacts of the last step). */
-void ldem_packing_measure(const ldem_world *w, ldem_packing_measures *m);
+LDEM_API void ldem_packing_measure(const ldem_world *w, ldem_packing_measures *m);
 
 #ifdef __cplusplus
 }

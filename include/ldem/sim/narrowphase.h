@@ -32,6 +32,8 @@
 #ifndef LDEM_SIM_NARROWPHASE_H
 #define LDEM_SIM_NARROWPHASE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,9 +73,9 @@ typedef struct ldem_hits {
     ldem_node_hit *hit;
 } ldem_hits;
 
-void ldem_hits_free(ldem_hits *h);
+LDEM_API void ldem_hits_free(ldem_hits *h);
 /* Room for at least `n` hits (capacity grows geometrically; count unchanged). */
-int ldem_hits_reserve(ldem_hits *h, size_t n, ldem_err *err);
+LDEM_API int ldem_hits_reserve(ldem_hits *h, size_t n, ldem_err *err);
 
 /* A posed level-set grain. */
 typedef struct ldem_ls_grain {
@@ -148,42 +150,42 @@ static inline void ldem_sphere_sphere(ldem_vec3 xi, double ri, ldem_vec3 xj, dou
  * δ = r + ρ − R, R* = 1/√((1/r − 1/R)/r) (flat when R ≫ r). ρ = distance from the axis.
  * The point is the middle of the overlap along the normal; a sphere on a rod's axis gets a
  * fixed radial normal. Radii as ldem_cylinder_radii. */
-void ldem_sphere_wall(ldem_vec3 x, double r, const ldem_wall_geom *w, ldem_patch *out);
+LDEM_API void ldem_sphere_wall(ldem_vec3 x, double r, const ldem_wall_geom *w, ldem_patch *out);
 
 /* Radii (r1, r2) whose R* = r1 r2/(r1 + r2) is the Hertz equivalent radius of a sphere of
  * radius r on a cylinder of radius R. Outside: r1 = r, r2 = R (1 + √(1 + r/R)). Inside, R* > r
  * cannot be split with r1 = r and a positive r2 (the Hertz laws take positive radii), so
  * r1 = R* = r/√(1 − r/R), r2 = ∞; a sphere as large as the drum (r/R > 1 − 1e-4) gets
  * R* = 100 r. */
-void ldem_cylinder_radii(double r, double R, int inside, double *r1, double *r2);
+LDEM_API void ldem_cylinder_radii(double r, double R, int inside, double *r1, double *r2);
 
 /* ---- level-set grains ---- */
 
 /* All penetrating nodes of the pair, both ways, sorted by key; hits are appended after
  * clearing `h`. Nodes whose transformed position falls outside the other grid are skipped. */
-int ldem_ls_pair_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, ldem_hits *h,
-                      ldem_err *err);
+LDEM_API int ldem_ls_pair_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, ldem_hits *h,
+                               ldem_err *err);
 
 /* Nodes of level-set grain a inside the analytic sphere (centre, radius) b, side 0, and —
  * because a sphere has no nodes — nothing the other way. */
-int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius, ldem_hits *h,
-                        ldem_err *err);
+LDEM_API int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
+                                 ldem_hits *h, ldem_err *err);
 
 /* Nodes of a inside a wall (plane or cylinder), side 0, normal from a to the wall. */
-int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits *h,
-                      ldem_err *err);
+LDEM_API int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits *h,
+                               ldem_err *err);
 
 /* Aggregate hits into a patch as described at the top. `a` is grain i; `b` is grain j or
  * NULL when j is a sphere (radius rb) or a plane (rb = INFINITY); rb ≤ 0 or NaN counts as
  * flat. nnodes = 0 gives overlap 0 and leaves the rest zero. */
-void ldem_patch_from_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, double rb,
-                          const ldem_hits *h, ldem_patch *out);
+LDEM_API void ldem_patch_from_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, double rb,
+                                   const ldem_hits *h, ldem_patch *out);
 
 /* The same for hits of a against wall w (ldem_ls_wall_hits): a plane is flat (r2 = ∞); a
  * cylinder takes the sphere–cylinder radii of ldem_cylinder_radii with r = a's r1 (the
  * drum's r1 capped at 100 × a's bounding radius like the level-set radii). */
-void ldem_patch_from_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w,
-                               const ldem_hits *h, ldem_patch *out);
+LDEM_API void ldem_patch_from_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w,
+                                        const ldem_hits *h, ldem_patch *out);
 
 #ifdef __cplusplus
 }

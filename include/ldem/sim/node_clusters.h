@@ -11,6 +11,8 @@
 #ifndef LDEM_SIM_NODE_CLUSTERS_H
 #define LDEM_SIM_NODE_CLUSTERS_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,24 +54,25 @@ typedef struct ldem_node_clusters {
 
 /* Group the nodes (at most UINT32_MAX of them). Deterministic: the same nodes always give
  * the same clusters. */
-int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, ldem_err *err);
-void ldem_node_clusters_free(ldem_node_clusters *c);
+LDEM_API int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out,
+                                      ldem_err *err);
+LDEM_API void ldem_node_clusters_free(ldem_node_clusters *c);
 
 /* Copy the shape's modal node values into cluster order (m->nnodes must be the clusters'
  * node count). */
 struct ldem_modeset;
-int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const struct ldem_modeset *m,
-                                    ldem_err *err);
+LDEM_API int ldem_node_clusters_attach_modes(ldem_node_clusters *c, const struct ldem_modeset *m,
+                                             ldem_err *err);
 
 /* How far cluster c's nodes moved from their reference positions at most, for amplitudes
  * eps (nmodes of them, modes attached): Σα |εα| mode_max, a hair more for rounding. */
-double ldem_node_clusters_slack(const ldem_node_clusters *k, size_t c, const double *eps);
+LDEM_API double ldem_node_clusters_slack(const ldem_node_clusters *k, size_t c, const double *eps);
 
 /* An upper bound of |x + Σα εα Φα(x)| over every node x (body frame, from the origin), from
  * each cluster's radial ranges: |x + u|² = |x|² + 2|x| x̂·u + |u|², with x̂·u at most
  * Σα max(εα radial_lo, εα radial_hi) and |u| at most the cluster's slack. Writes each
  * cluster's slack to slack[c] when slack is not NULL. Needs the modes attached. */
-double ldem_node_clusters_deformed_reach(const ldem_node_clusters *k, const double *eps,
-                                         double *slack);
+LDEM_API double ldem_node_clusters_deformed_reach(const ldem_node_clusters *k, const double *eps,
+                                                  double *slack);
 
 #endif

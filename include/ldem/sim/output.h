@@ -31,6 +31,8 @@
 #ifndef LDEM_SIM_OUTPUT_H
 #define LDEM_SIM_OUTPUT_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -44,7 +46,7 @@ extern "C" {
 
 /* Create the folder `path` and any missing parents (mkdir -p). An existing folder is fine;
  * an existing non-folder or a refused mkdir is LDEM_ERR_IO naming the path. */
-int ldem_output_mkdir(const char *path, ldem_err *err);
+LDEM_API int ldem_output_mkdir(const char *path, ldem_err *err);
 
 typedef struct ldem_frames {
     char *dir;                /* output folder */
@@ -64,12 +66,12 @@ typedef struct ldem_frames {
  * are put back into the series first (a frame file missing on disk is left out with a
  * warning); numbering continues at nprevious, overwriting frames a stopped run wrote after
  * its checkpoint. On failure everything is released (ldem_frames_close). */
-int ldem_frames_open(ldem_frames *f, const char *dir, const ldem_world *w, int encoding,
-                     int with_contacts, uint64_t nprevious, const double *previous_times,
-                     ldem_err *err);
+LDEM_API int ldem_frames_open(ldem_frames *f, const char *dir, const ldem_world *w, int encoding,
+                              int with_contacts, uint64_t nprevious, const double *previous_times,
+                              ldem_err *err);
 /* Write frame number f->count at time w->t and add it to the series. */
-int ldem_frames_write(ldem_frames *f, const ldem_world *w, ldem_err *err);
-void ldem_frames_close(ldem_frames *f);
+LDEM_API int ldem_frames_write(ldem_frames *f, const ldem_world *w, ldem_err *err);
+LDEM_API void ldem_frames_close(ldem_frames *f);
 
 /* One probe sample (ldem/sim/step.h fills it). */
 typedef struct ldem_probe_row {
@@ -114,17 +116,17 @@ typedef struct ldem_probes {
  * naming it); on resume, an existing table whose column header differs from this run's or
  * whose kept rows are malformed (LDEM_ERR_INPUT with FILE:LINE). A missing table on resume
  * starts a new one with a warning; an incomplete last line (a run killed mid-row) is dropped. */
-int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w, uint64_t resume_step,
-                     ldem_err *err);
+LDEM_API int ldem_probes_open(ldem_probes *p, const char *dir, const ldem_world *w,
+                              uint64_t resume_step, ldem_err *err);
 /* What ldem_probes_open(p, dir, w, resume_step) would refuse in an earlier table, found by
  * reading it only: nothing on disk changes, so a run can check every input before it opens
  * (and rewrites) any output. A missing table is fine (open starts a new one); resume_step 0
  * checks nothing. */
-int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
-                             ldem_err *err);
-int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row,
-                      ldem_err *err);
-int ldem_probes_close(ldem_probes *p, ldem_err *err);
+LDEM_API int ldem_probes_check_resume(const char *dir, const ldem_world *w, uint64_t resume_step,
+                                      ldem_err *err);
+LDEM_API int ldem_probes_write(ldem_probes *p, const ldem_world *w, const ldem_probe_row *row,
+                               ldem_err *err);
+LDEM_API int ldem_probes_close(ldem_probes *p, ldem_err *err);
 
 /* The packing (`output.packing: true`): write the spheres' centres and radii to `path`
  * (atomically, ldem/outfile.h) as a placement table that a scene's `grains: - file:` entry
@@ -135,7 +137,7 @@ int ldem_probes_close(ldem_probes *p, ldem_err *err);
  * Centres are wrapped into the cell; every double is %.17g, so it reads back bit for bit.
  * Materials, velocities and spins are not written. LDEM_ERR_USAGE for a world with
  * level-set grains (the scene loader refuses those first). */
-int ldem_packing_write(const char *path, const ldem_world *w, ldem_err *err);
+LDEM_API int ldem_packing_write(const char *path, const ldem_world *w, ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,8 @@
 #ifndef LDEM_SIM_SCENE_H
 #define LDEM_SIM_SCENE_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -216,35 +218,36 @@ typedef struct ldem_scene {
     uint64_t max_memory;
 } ldem_scene;
 
-void ldem_scene_init(ldem_scene *s);
-void ldem_scene_free(ldem_scene *s);
+LDEM_API void ldem_scene_init(ldem_scene *s);
+LDEM_API void ldem_scene_free(ldem_scene *s);
 
 /* Read `path`, apply `nset` overrides "key=value", validate, expand placements. */
-int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
-                    ldem_err *err);
+LDEM_API int ldem_scene_load(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
+                             ldem_err *err);
 
 /* The same with a memory limit in bytes (0: the machine's physical memory, which is what
  * ldem_scene_load uses): a lattice whose grains, or (at ldem_scene_build) precomputed level
  * sets that would need more are refused, naming the key (docs/scene.md, "Memory limit"). */
-int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
-                            const char *const *sets, uint64_t max_memory, ldem_err *err);
+LDEM_API int ldem_scene_load_limited(ldem_scene *s, const char *path, size_t nset,
+                                     const char *const *sets, uint64_t max_memory, ldem_err *err);
 
 /* The scene of stage `stage` (< the scene's nstages): as ldem_scene_load_limited, then the
  * `set:` of stages 0..stage applied in order on top of the command line's overrides. A wrong
  * key or value names the stage's FILE:LINE. ldem_scene_load_limited checks every stage's scene
  * this way before it returns, so a typo in the last stage fails at start. */
-int ldem_scene_load_stage(ldem_scene *s, const char *path, size_t nset, const char *const *sets,
-                          uint64_t max_memory, size_t stage, ldem_err *err);
+LDEM_API int ldem_scene_load_stage(ldem_scene *s, const char *path, size_t nset,
+                                   const char *const *sets, uint64_t max_memory, size_t stage,
+                                   ldem_err *err);
 
 /* Build the world: load bundles, create bodies and walls, resolve pair laws, choose dt
  * (LDEM_DT_AUTO: dt_safety × the smallest Hertz/linear contact period estimate over the
  * grains, see docs/scene.md), and refuse geometry that cannot run (grains overlapping a wall
  * by more than their radius, walls whose allowed regions do not intersect). `w` need not be
  * initialized; on failure it is left empty (nothing to free). */
-int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err);
+LDEM_API int ldem_scene_build(const ldem_scene *s, ldem_world *w, ldem_err *err);
 
 /* Total steps of the run (from duration or steps). */
-uint64_t ldem_scene_total_steps(const ldem_scene *s, double dt);
+LDEM_API uint64_t ldem_scene_total_steps(const ldem_scene *s, double dt);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #ifndef LDEM_SIM_STAGES_H
 #define LDEM_SIM_STAGES_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +58,8 @@ enum ldem_stage_verdict {
 /* After every step of the stage (before its outputs, so that a checkpoint holds the sums):
  * add the servo_settled walls' normal forces to st's window, closing a block every
  * servo_window steps. Nothing without servo_settled. */
-void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
-                           const ldem_world *w);
+LDEM_API void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
+                                    const ldem_world *w);
 
 /* Whether the stage `st` (it began at st->step) ends after the world's current step. The
  * measured criteria (unbalanced, kinetic_ratio, wall_force or wall_stress, servo_settled)
@@ -66,12 +68,12 @@ void ldem_stage_accumulate(const ldem_stage_until *u, ldem_checkpoint_stage *st,
  * `why` (may be NULL) receives the criteria's values against their thresholds, e.g.
  * "kinetic_ratio 8e-05 < 0.0001, unbalanced 0.0009 < 0.001" (a capped stage lists the
  * ones that did not hold). */
-int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w,
-                     const ldem_checkpoint_stage *st, char *why, size_t why_size);
+LDEM_API int ldem_stage_check(const ldem_stage_until *u, const ldem_world *w,
+                              const ldem_checkpoint_stage *st, char *why, size_t why_size);
 
 /* The steps a duration takes with step dt (a near-whole ratio is rounded, not ceiled, so
  * that 1e-3 / 1e-6 is 1000 steps). */
-uint64_t ldem_stage_steps_of(double duration, double dt);
+LDEM_API uint64_t ldem_stage_steps_of(double duration, double dt);
 
 struct ldem_scene;
 
@@ -79,8 +81,8 @@ struct ldem_scene;
  * ldem_scene_build) and refuse a stage whose `set` changes what a restart cannot change:
  * the checkpoint's static checksum (docs/checkpoint.md) must equal the first stage's. The
  * error names the stage's `set:` line. `s` is the scene as loaded (its stages list). */
-int ldem_stages_validate(const struct ldem_scene *s, size_t nset, const char *const *sets,
-                         ldem_err *err);
+LDEM_API int ldem_stages_validate(const struct ldem_scene *s, size_t nset, const char *const *sets,
+                                  ldem_err *err);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@
 #ifndef LDEM_SIM_STEP_H
 #define LDEM_SIM_STEP_H
 
+#include "ldem/export.h"
+
 #include "ldem/err.h"
 #include "ldem/sim/output.h"
 #include "ldem/sim/world.h"
@@ -25,15 +27,15 @@
 extern "C" {
 #endif
 
-int ldem_world_prepare(ldem_world *w, ldem_err *err);
-int ldem_world_step(ldem_world *w, ldem_err *err);
+LDEM_API int ldem_world_prepare(ldem_world *w, ldem_err *err);
+LDEM_API int ldem_world_step(ldem_world *w, ldem_err *err);
 
 /* Energies and counters at the current state (balance against w->e_initial). */
-void ldem_world_measure(const ldem_world *w, ldem_probe_row *row);
+LDEM_API void ldem_world_measure(const ldem_world *w, ldem_probe_row *row);
 
 /* Start a new probe interval: the walls' force sums and servo flip counts restart from zero
  * (call after writing a probe row; ldem_probes_write reports the means since the last call). */
-void ldem_walls_interval_restart(ldem_world *w);
+LDEM_API void ldem_walls_interval_restart(ldem_world *w);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #ifndef LDEM_SIM_TIMESTEP_H
 #define LDEM_SIM_TIMESTEP_H
 
+#include "ldem/export.h"
+
 #include "ldem/sim/world.h"
 
 #ifdef __cplusplus
@@ -17,7 +19,7 @@ extern "C" {
 
 /* The smallest critical step over the world's bodies and the laws they can meet (INFINITY
  * when there are no bodies). */
-double ldem_world_critical_dt(const ldem_world *w);
+LDEM_API double ldem_world_critical_dt(const ldem_world *w);
 
 /* What set the critical step: so `dt: auto` and a refused fixed step can name the grain and
  * the law instead of a bare number. */
@@ -32,12 +34,12 @@ typedef struct ldem_dt_source {
 
 /* ldem_world_critical_dt, and (src not NULL) which body and pair law gave it; src is zeroed
  * when the result is not finite. */
-double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src);
+LDEM_API double ldem_world_critical_dt_source(const ldem_world *w, ldem_dt_source *src);
 
 /* The modal limit of Henzel & Karapiperis §3.3: min over deformable bodies of
  * beta_d / ω_max of their shape's modes (INFINITY when no body is deformable). Valid after
  * ldem_world_modal_init. */
-double ldem_world_modal_dt(const ldem_world *w, double beta_d);
+LDEM_API double ldem_world_modal_dt(const ldem_world *w, double beta_d);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #ifndef LDEM_SIM_WALL_SERVO_H
 #define LDEM_SIM_WALL_SERVO_H
 
+#include "ldem/export.h"
+
 #include <stdint.h>
 
 typedef struct ldem_servo_law {
@@ -25,8 +27,8 @@ typedef struct ldem_servo_law {
 /* The wall's velocity along its normal (> 0: into the grains) for the next step, given the
  * force P the grains exert on it now and the stiffness k acting on it. *accumulated is the
  * integral term's state (a velocity), updated. NaN in, NaN out. */
-double ldem_wall_servo_velocity(const ldem_servo_law *law, double force, double stiffness,
-                                double dt, double *accumulated);
+LDEM_API double ldem_wall_servo_velocity(const ldem_servo_law *law, double force, double stiffness,
+                                         double dt, double *accumulated);
 
 /* Chatter: the wall's normal velocity changing sign step after step. Over the last
  * LDEM_SERVO_WINDOW steps, at least LDEM_SERVO_CHATTER_FLIPS sign changes while the force
@@ -50,12 +52,12 @@ typedef struct ldem_servo_watch {
 } ldem_servo_watch;
 
 /* Sign changes in the window. */
-unsigned ldem_servo_watch_flips(const ldem_servo_watch *w);
+LDEM_API unsigned ldem_servo_watch_flips(const ldem_servo_watch *w);
 
 /* Record one step's velocity vn and force p against the target. Returns 1 when this step
  * starts an episode of chatter (the caller reports it), with the window's force range in
  * *lo, *hi; 0 otherwise. */
-int ldem_servo_watch_step(ldem_servo_watch *w, double vn, double p, double target, double *lo,
-                          double *hi);
+LDEM_API int ldem_servo_watch_step(ldem_servo_watch *w, double vn, double p, double target,
+                                   double *lo, double *hi);
 
 #endif

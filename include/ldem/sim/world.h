@@ -16,6 +16,8 @@
 #ifndef LDEM_SIM_WORLD_H
 #define LDEM_SIM_WORLD_H
 
+#include "ldem/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,7 +112,7 @@ typedef struct ldem_bodies {
 } ldem_bodies;
 
 /* ω in world components from the body-frame angular momentum: R (L_b / I). */
-ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i);
+LDEM_API ldem_vec3 ldem_bodies_omega(const ldem_bodies *b, size_t i);
 
 /* ---- modal degrees of freedom of deformable bodies (Henzel & Karapiperis eq. 38) ----
  *
@@ -325,13 +327,13 @@ typedef struct ldem_world {
 } ldem_world;
 
 /* All zero: no materials, bodies, walls or contacts; history pools not yet allocated. */
-void ldem_world_init(ldem_world *w);
+LDEM_API void ldem_world_init(ldem_world *w);
 /* Allocate the history pools (small; they grow on demand). ldem_scene_build calls it. */
-int ldem_world_init_pools(ldem_world *w, ldem_err *err);
-void ldem_world_free(ldem_world *w);
+LDEM_API int ldem_world_init_pools(ldem_world *w, ldem_err *err);
+LDEM_API void ldem_world_free(ldem_world *w);
 
 /* Room for `count` bodies, all zero, orientation identity. */
-int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err);
+LDEM_API int ldem_bodies_resize(ldem_bodies *b, size_t count, ldem_err *err);
 
 /* The pair law of materials a and b. */
 static inline const ldem_pair_law *ldem_world_law(const ldem_world *w, uint32_t a, uint32_t b)
@@ -342,7 +344,7 @@ static inline const ldem_pair_law *ldem_world_law(const ldem_world *w, uint32_t 
 /* Give the deformable bodies (flag LDEM_BODY_DEFORMABLE, shape with modes) their modal
  * DOFs and deformed-node storage, all amplitudes zero; rigid bodies get LDEM_RIGID.
  * Call once after the bodies and shapes exist (ldem_scene_build does). */
-int ldem_world_modal_init(ldem_world *w, ldem_err *err);
+LDEM_API int ldem_world_modal_init(ldem_world *w, ldem_err *err);
 
 /* The modeset of body i (NULL when rigid). */
 static inline const ldem_modeset *ldem_world_body_modes(const ldem_world *w, size_t i)
@@ -361,12 +363,12 @@ static inline ldem_vec3 ldem_world_body_node(const ldem_world *w, size_t i, uint
 }
 
 /* Release a contact's history cells and springs (the contact's slot stays). */
-void ldem_contact_release(ldem_world *w, ldem_contact *c);
+LDEM_API void ldem_contact_release(ldem_world *w, ldem_contact *c);
 
 /* Σ live history cells (pooled, and held in the Jäger contacts themselves), Σ bytes held by
  * the pools (capacity × bytes per cell; held cells are part of the contact records). */
-uint64_t ldem_world_history_cells(const ldem_world *w);
-uint64_t ldem_world_history_bytes(const ldem_world *w);
+LDEM_API uint64_t ldem_world_history_cells(const ldem_world *w);
+LDEM_API uint64_t ldem_world_history_bytes(const ldem_world *w);
 
 #ifdef __cplusplus
 }
