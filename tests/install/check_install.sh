@@ -20,7 +20,8 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L "$root/tests/install/consumer.c" -o "$work
 # DEM loop of the consumer's own (jager_loop.c checks it against closed forms), and none of
 # the runtime's dependencies (yaml, zlib, OpenMP) in the library.
 cc -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L \
-  "$root/tests/install/jager_loop.c" -o "$work/jager_loop" $(pkg-config --cflags --libs ldem-contact)
+  "$work/prefix/share/doc/ldem/examples/jager_loop.c" -o "$work/jager_loop" \
+  $(pkg-config --cflags --libs ldem-contact)
 LD_LIBRARY_PATH=$(pkg-config --variable=libdir ldem-contact) "$work/jager_loop"
 needed=$(readelf -d "$(pkg-config --variable=libdir ldem-contact)/libldem-contact.so" | grep NEEDED)
 if echo "$needed" | grep -Eq 'yaml|libz|gomp'; then
