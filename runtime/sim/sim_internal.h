@@ -5,6 +5,7 @@
 
 #include "ldem/contact/hertz.h"
 #include "ldem/contact/law.h"
+#include "ldem/cpu.h" /* ldem_cpu_lanes: the lanes the step and the integrator take */
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
@@ -45,12 +46,9 @@ typedef struct ldem_step_work {
     double *group_slack;
     int status;                    /* first failure inside a parallel region */
     int lanes;                     /* touching rigid sphere pairs updated this many at a
-                                    * time: 4 where the CPU has AVX2 (ldem__lanes_best), else
-                                    * 2; tests set 1 (each alone) to compare the paths */
+                                    * time: ldem_cpu_lanes() (4 with AVX2, else 2; 1 with
+                                    * -Dsimd=off); tests set 1 (each alone) to compare */
 } ldem_step_work;
-
-/* The most lanes this build and CPU run sphere pairs in: 4 with sphere_quads.c and AVX2. */
-int ldem__lanes_best(void);
 
 void ldem_step_work_free(struct ldem_step_work *k);
 
@@ -94,7 +92,7 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err);
  * forces to zero. */
 int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err);
 
-/* ---- contacts.c, shared with the lanes (sphere_lanes_update.h) ---- */
+/* ---- contacts.c, shared with the lanes (sphere_lanes_update.inc) ---- */
 
 /* Where a contact's second body is seen from the first: its periodic image's offset h n
  * now and h_prev n at the previous evaluation (zero in open space and within the cell). */
@@ -102,7 +100,7 @@ typedef struct image_offset {
     ldem_vec3 now, prev;
 } image_offset;
 
-/* The parts of a Hertz contact's update that sphere_lanes_update.h runs lane by lane, for
+/* The parts of a Hertz contact's update that sphere_lanes_update.inc runs lane by lane, for
  * contacts.c and sphere_quads.c: the two small ones inline (each lane calls them), the rest
  * in contacts.c, whose comments say what each does. */
 
@@ -182,14 +180,14 @@ int ldem__hertz_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
 void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
                        ldem_contact_sums *sums);
 
-/* ---- sphere_quads.c (AVX2; only where ldem__lanes_best() says 4) ---- */
+/* ---- sphere_quads.c (AVX2; only where ldem_cpu_lanes() says 4) ---- */
 
-/* Four touching rigid sphere pairs at once (sphere_lanes_update.h), and their stress sums
+/* Four touching rigid sphere pairs at once (sphere_lanes_update.inc), and their stress sums
  * into `sums` unless NULL; on failure *failed is the lane that failed. */
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
                               ldem_contact_sums *sums, int *failed);
 
-/* ---- integrate.c, shared with the rotor lanes (rotor_lanes.h, rotor_quads.c) ---- */
+/* ---- integrate.c, shared with the rotor lanes (rotor_lanes.inc, rotor_quads.c) ---- */
 
 /* Principal moments this close (relative) count as a sphere: the split flows would then
  * only add splitting error to a motion that has an exact one-step solution. */
@@ -211,10 +209,10 @@ typedef struct ldem__first_half_args {
 /* Body i's first half step alone: the scalar path every lane must equal. */
 void ldem__first_half_body(const ldem__first_half_args *a, size_t i);
 /* ldem_integrate_first_half with bodies `lanes` at a time (1: each alone, 2: SSE2, 4: AVX2,
- * only where ldem__lanes_best() says 4); the same bits whatever `lanes` (tests compare). */
+ * only where ldem_cpu_lanes() says 4); the same bits whatever `lanes` (tests compare). */
 void ldem__integrate_first_half_lanes(const ldem__first_half_args *a, int lanes);
 
-/* ---- rotor_quads.c (AVX2; only where ldem__lanes_best() says 4) ---- */
+/* ---- rotor_quads.c (AVX2; only where ldem_cpu_lanes() says 4) ---- */
 
 /* Bodies i … i + 3 (all < a->n) through their first half step, in the AVX2 lanes. */
 void ldem__first_half_quads(const ldem__first_half_args *a, size_t i);

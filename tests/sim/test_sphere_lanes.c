@@ -1,4 +1,4 @@
-/* Touching sphere pairs several at once (runtime/sim/sphere_lanes.h, sphere_lanes_update.h,
+/* Touching sphere pairs several at once (runtime/sim/sphere_lanes.inc, sphere_lanes_update.inc,
  * contacts.c, sphere_quads.c): each lane must give the scalar path's result to the bit, kernel
  * by kernel and over a whole simulation.
  *
@@ -15,8 +15,8 @@
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"
 #include "sim_internal.h"
-#include "sphere_lanes.h"
-#include "sphere_lanes_io.h"
+#include "sphere_lanes.inc"
+#include "sphere_lanes_io.inc"
 #include "world_fixture.h"
 
 enum { W = LDEM__LANES };
@@ -314,7 +314,7 @@ Test(sphere_lanes, a_block_steps_the_same_two_at_a_time_and_one_by_one, .timeout
 
 Test(sphere_lanes, a_block_steps_the_same_four_at_a_time_and_one_by_one, .timeout = 120)
 {
-    if (ldem__lanes_best() < 4)
+    if (ldem_cpu_lanes() < 4)
         cr_skip_test("no four lanes here: this build or CPU has no AVX2");
     block_steps_the_same(4);
 }
