@@ -8,8 +8,9 @@
 #include <math.h>
 #include <stddef.h>
 
-_Static_assert(sizeof(ldem_jager_contact) <= LDEM_LAW_STATE_BYTES,
-               "the Jäger state fits a contact record");
+_Static_assert(sizeof(ldem_jager_contact) == LDEM_LAW_STATE_BYTES,
+               "the Jäger state fits a contact record, and is the largest (ldem/contact/law.h)");
+_Static_assert(_Alignof(ldem_jager_contact) <= 8, "the record's law_state is _Alignas(8)");
 _Static_assert(offsetof(ldem_jager_contact, top) == LDEM_LAW_HISTORY_HEAD_AT,
                "the contact loop prefetches the stack's head from there");
 

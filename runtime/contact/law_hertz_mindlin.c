@@ -6,6 +6,7 @@
 
 _Static_assert(sizeof(ldem_mindlin_contact) <= LDEM_LAW_STATE_BYTES,
                "the Mindlin state fits a contact record");
+_Static_assert(_Alignof(ldem_mindlin_contact) <= 8, "the record's law_state is _Alignas(8)");
 
 static int step(const ldem_pair_law *law, const ldem_law_env *env, void *state, double d1,
                 const double ds[2], double *normal, double t[2])

@@ -19,6 +19,7 @@ typedef struct hooke_state {
 } hooke_state;
 
 _Static_assert(sizeof(hooke_state) <= LDEM_LAW_STATE_BYTES, "hooke's state fits a contact record");
+_Static_assert(_Alignof(hooke_state) <= 8, "the record's law_state is _Alignas(8)");
 
 static const ldem_law_param PARAMS[] = {
     [LDEM_HOOKE_P_KN] = {"kn", "normal stiffness (force/length), > 0", NAN, 0.0, INFINITY, 1, 0,

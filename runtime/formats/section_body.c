@@ -7,6 +7,10 @@
 #include "payload.h"
 
 #define BODY_DOUBLES 13
+_Static_assert(BODY_DOUBLES * 8 == 104 && sizeof(((ldem_body *)0)->inertia) == 3 * sizeof(double) &&
+                   sizeof(((ldem_body *)0)->centroid) == 3 * sizeof(double) &&
+                   sizeof(((ldem_body *)0)->orientation) == 4 * sizeof(double),
+               "flatten's memcpys: BODY's 13 doubles, 104 bytes");
 /* Principal moments of a real body obey the triangle inequality I_a <= I_b + I_c;
  * allow round-off for thin bodies (where equality holds exactly). */
 #define TRIANGLE_TOLERANCE 1e-9

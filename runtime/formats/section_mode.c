@@ -10,6 +10,8 @@
 #include "payload.h"
 
 #define MODE_HEADER_BYTES 88
+_Static_assert(MODE_HEADER_BYTES == 4 + 4 + 8 + 3 * 4 + 4 + 3 * 8 + 3 * 8 + 8,
+               "MODE's header, field by field (the comment above)");
 
 void ldem_modes_free(ldem_modes *m)
 {

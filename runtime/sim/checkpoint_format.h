@@ -28,6 +28,16 @@ _Static_assert(CONTACT_CHAIN_VALUES == LDEM_LAW_EXTRA_VALUES &&
 #define WALL_BYTES (13u * 8u)
 #define CONTACT_FIXED_BYTES (9u * 4u + 37u * 8u + 10u * 8u)
 #define SPRING_BYTES (4u + 3u * 8u)
+/* docs/checkpoint.md's sizes: CKPT 664 bytes, a body 208, a wall 104, a contact 412 before
+ * its law's extra values (508 with them), a spring its key and ξ. */
+_Static_assert(CKPT_HEADER_BYTES == 664u && BODY_BYTES == 208u && WALL_BYTES == 104u &&
+                   CONTACT_FIXED_BYTES == 412u &&
+                   CONTACT_FIXED_BYTES + 8u * CONTACT_CHAIN_VALUES == 508u,
+               "the record sizes docs/checkpoint.md gives");
+_Static_assert(SPRING_BYTES == sizeof(((ldem_node_spring *)0)->key) +
+                                   sizeof(((ldem_node_spring *)0)->xi) &&
+                   sizeof(((ldem_node_spring *)0)->xi) == 3u * 8u,
+               "a spring record is its key and its three ξ components");
 /* has_list bits */
 #define LIST_BODIES 1u
 #define LIST_WALLS 2u

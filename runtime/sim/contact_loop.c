@@ -1,9 +1,10 @@
 /* contact_loop.c — every contact's update each step, and what they add up to (forces on the
  * bodies and walls, the cell's virial): the walk over the history shards (in parallel, each
  * shard's pool touched by one thread), the prefetching of contact records, and the batching
- * of touching rigid sphere pairs into the SIMD lanes (sphere_lanes_update.h). The list the
+ * of touching rigid sphere pairs into the SIMD lanes (sphere_lanes_update.inc). The list the
  * contacts live in is contact_list.c's; one contact's update is contact_forces.c's. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -12,7 +13,7 @@
 
 #include "contact_forces.h"
 #include "contact_loop.h"
-#include "sphere_lanes_update.h" /* update_sphere_lanes, two lanes */
+#include "sphere_lanes_update.inc" /* update_sphere_lanes, two lanes */
 
 /* One contact's force and torques onto its bodies and wall (i receives −f), and its
  * stiffness onto the wall. */
@@ -82,16 +83,6 @@ typedef struct held_pairs {
     int n;
 } held_pairs;
 
-int ldem__lanes_best(void)
-{
-#ifdef LDEM_HAVE_QUADS
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2"))
-        return 4;
-#endif
-    return 2;
-}
-
 /* Update the held pairs and add what they add, in list order: four in the AVX2 lanes, or
  * two at a time in the SSE2 lanes and the odd one alone. The lanes add their stress sums
  * themselves. Empties h. */
@@ -122,7 +113,7 @@ static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_cont
 /* How many candidates ahead update_shard asks for a record's cache lines. */
 #define PREFETCH_AHEAD 8
 
-/* Ask for every cache line of a contact's record (488 bytes: eight lines, or nine when it
+/* Ask for every cache line of a contact's record (568 bytes: nine lines, or ten when it
  * straddles one more). A touching contact's update reads all of them (its pair's constants,
  * frame, law state and held history cells, the spring count at the end), and on a large
  * packing each is a miss to DRAM: the hardware prefetcher follows the stream of first lines
@@ -135,6 +126,16 @@ static inline void prefetch_contact(const ldem_contact *c)
         __builtin_prefetch(line);
     __builtin_prefetch(last);
 }
+_Static_assert(sizeof(ldem_contact) == 568, "prefetch_contact's comment: the record's size");
+/* The fields a separated candidate's step reads lead the record (ldem/sim/world.h): the
+ * pair, the flag, the law and shard, the gap in the first 32 bytes (rigid_spheres in what
+ * would be padding after image[]), then the law's state. */
+_Static_assert(offsetof(ldem_contact, rigid_spheres) ==
+                       offsetof(ldem_contact, image) + sizeof(((ldem_contact *)0)->image) &&
+                   offsetof(ldem_contact, law) == offsetof(ldem_contact, rigid_spheres) + 1 &&
+                   offsetof(ldem_contact, overlap) == 24 &&
+                   offsetof(ldem_contact, law_state) == 32,
+               "a contact record's leading fields (ldem/sim/world.h)");
 
 /* How many candidates ahead update_shard asks for a Jäger contact's top pooled cell: by then
  * the record's lines asked for PREFETCH_AHEAD candidates ahead have come. */
@@ -160,6 +161,8 @@ static inline void prefetch_pool_top(const ldem_history_pool *pool, const ldem_c
     __builtin_prefetch(&pool->cell[index]);
     __builtin_prefetch(&pool->next[index]);
 }
+_Static_assert(LDEM_LAW_HISTORY_HEAD_AT + sizeof(uint32_t) <= LDEM_LAW_STATE_BYTES,
+               "prefetch_pool_top reads the head inside every contact's law state");
 
 /* The contacts of shard s, in list order; `sum` adds their forces onto the bodies as it goes
  * (one thread only: the bodies are shared). Touching rigid sphere pairs go k->lanes at a time

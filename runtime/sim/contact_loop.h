@@ -16,8 +16,8 @@ int ldem_contacts_update(ldem_world *w, ldem_err *err);
  * forces to zero. */
 int ldem_contacts_update_and_sum(ldem_world *w, ldem_err *err);
 
-/* sphere_quads.c (AVX2; only where ldem__lanes_best() says 4): four touching rigid sphere
- * pairs at once (sphere_lanes_update.h), and their stress sums into `sums` unless NULL; on
+/* sphere_quads.c (AVX2; only where ldem_cpu_lanes() says 4): four touching rigid sphere
+ * pairs at once (sphere_lanes_update.inc), and their stress sums into `sums` unless NULL; on
  * failure *failed is the lane that failed. */
 int ldem__update_sphere_quads(ldem_world *w, ldem_contact *const c[4], const image_offset off[4],
                               ldem_contact_sums *sums, int *failed);

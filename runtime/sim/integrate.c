@@ -11,8 +11,8 @@
 #include <math.h>
 
 #include "ldem/sim/world.h"
-#include "rotor_lanes.h" /* two lanes */
-#include "step_work.h"    /* ldem__lanes_best */
+#include "rotor_lanes.inc" /* two lanes */
+#include "ldem/cpu.h"       /* ldem_cpu_lanes */
 
 enum { AXIS_X = 0, AXIS_Y = 1, AXIS_Z = 2 };
 
@@ -75,7 +75,7 @@ static void axis_flow(ldem_quat *q, ldem_vec3 *L, ldem_vec3 inertia, int k, doub
  * is dropped (as fmax would), one in z carried into hi and lo, which makes the test false.
  * Either way no NaN reaches q or L_b: judged isotropic, the mean moment is NaN and axis_rate
  * gives 0 (no rotation); otherwise axis_rate gives 0 about the NaN's axis alone.
- * The 2- and 4-lane drift (rotor_lanes.h) compute this in the same order. */
+ * The 2- and 4-lane drift (rotor_lanes.inc) compute this in the same order. */
 static inline double max2(double a, double b)
 {
     return a > b ? a : b;
@@ -205,7 +205,7 @@ void ldem__integrate_first_half_lanes(const ldem__first_half_args *a, int lanes)
     }
 }
 
-/* Free spheres go through the lanes (rotor_lanes.h): on bench/lammps's 4096 spheres, one
+/* Free spheres go through the lanes (rotor_lanes.inc): on bench/lammps's 4096 spheres, one
  * thread, 186 -> 82 us a call with four AVX2 lanes (two SSE2 lanes: 106 us). */
 void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *inv_mass,
                                const ldem_vec3 *inertia, ldem_vec3 *x, ldem_vec3 *v,
@@ -213,7 +213,7 @@ void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *in
                                const ldem_vec3 *torque, double dt)
 {
     ldem__first_half_args a = {n, flags, inv_mass, inertia, x, v, q, L_b, force, torque, dt};
-    ldem__integrate_first_half_lanes(&a, ldem__lanes_best());
+    ldem__integrate_first_half_lanes(&a, ldem_cpu_lanes());
 }
 
 void ldem_integrate_second_half(size_t n, const uint32_t *flags, const double *inv_mass,

@@ -1,5 +1,5 @@
 /* integrate_lanes.h — private to runtime/sim: the first half step of the integrator as the
- * rotor lanes (rotor_lanes.h, rotor_quads.c) share it with integrate.c. */
+ * rotor lanes (rotor_lanes.inc, rotor_quads.c) share it with integrate.c. */
 #ifndef LDEM_SIM_INTEGRATE_LANES_H
 #define LDEM_SIM_INTEGRATE_LANES_H
 
@@ -28,10 +28,10 @@ typedef struct ldem__first_half_args {
 /* Body i's first half step alone: the scalar path every lane must equal. */
 void ldem__first_half_body(const ldem__first_half_args *a, size_t i);
 /* ldem_integrate_first_half with bodies `lanes` at a time (1: each alone, 2: SSE2, 4: AVX2,
- * only where ldem__lanes_best() says 4); the same bits whatever `lanes` (tests compare). */
+ * only where ldem_cpu_lanes() says 4); the same bits whatever `lanes` (tests compare). */
 void ldem__integrate_first_half_lanes(const ldem__first_half_args *a, int lanes);
 
-/* rotor_quads.c (AVX2; only where ldem__lanes_best() says 4): bodies i … i + 3 (all < a->n)
+/* rotor_quads.c (AVX2; only where ldem_cpu_lanes() says 4): bodies i … i + 3 (all < a->n)
  * through their first half step, in the AVX2 lanes. */
 void ldem__first_half_quads(const ldem__first_half_args *a, size_t i);
 

@@ -54,7 +54,7 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         if (threads < 1)
             threads = 1;
         k->nthreads = threads;
-        k->lanes = ldem__lanes_best();
+        k->lanes = ldem_cpu_lanes();
         k->hits = calloc((size_t)threads, sizeof *k->hits);
         w->work = k;
         w->work_free = ldem_step_work_free;

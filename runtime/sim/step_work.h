@@ -3,6 +3,7 @@
 #ifndef LDEM_SIM_STEP_WORK_H
 #define LDEM_SIM_STEP_WORK_H
 
+#include "ldem/cpu.h" /* ldem_cpu_lanes: the lanes the step and the integrator take */
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
@@ -43,12 +44,9 @@ typedef struct ldem_step_work {
     double *group_slack;
     int status;                    /* first failure inside a parallel region */
     int lanes;                     /* touching rigid sphere pairs updated this many at a
-                                    * time: 4 where the CPU has AVX2 (ldem__lanes_best), else
-                                    * 2; tests set 1 (each alone) to compare the paths */
+                                    * time: ldem_cpu_lanes() (4 with AVX2, else 2; 1 with
+                                    * -Dsimd=off); tests set 1 (each alone) to compare */
 } ldem_step_work;
-
-/* The most lanes this build and CPU run sphere pairs in: 4 with sphere_quads.c and AVX2. */
-int ldem__lanes_best(void);
 
 /* Free the scratch (the world calls it through w->work_free: it holds the scratch without
  * knowing its type). */

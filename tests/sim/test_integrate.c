@@ -4,7 +4,7 @@
  * against an RK4 integration of Euler's equations written here), time reversibility, the exact
  * rotation of a sphere, kicks that add h τ to world L, Verlet's exact parabola and the
  * harmonic oscillator's conserved modified energy, Cundall's local damping, the loops'
- * fixed-body rule, and the first half step in lanes (runtime/sim/rotor_lanes.h) against
+ * fixed-body rule, and the first half step in lanes (runtime/sim/rotor_lanes.inc) against
  * per-body calls, bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,8 +16,8 @@
 #include "ldem/sim/integrate.h"
 #include "ldem/sim/world.h"
 #include "ldem/vec3.h"
-#include "../../runtime/sim/step_work.h"
-#include "../../runtime/sim/integrate_lanes.h"
+#include "../../runtime/sim/integrate_lanes.h" /* ldem__integrate_first_half_lanes */
+#include "ldem/cpu.h"                           /* ldem_cpu_lanes */
 
 #define PI 3.14159265358979323846
 
@@ -503,7 +503,7 @@ Test(integrate, kick_by_hand)
     cr_assert_lt(vdist(L, ldem_vec3_make(0.0, -0.2, 1.0)), 1e-15);
 }
 
-/* ---- the first half step in lanes (rotor_lanes.h, rotor_quads.c) ---- */
+/* ---- the first half step in lanes (rotor_lanes.inc, rotor_quads.c) ---- */
 
 typedef struct lane_bodies {
     size_t n;
@@ -688,7 +688,7 @@ Test(integrate, first_half_two_lanes_are_the_per_body_calls)
 
 Test(integrate, first_half_four_lanes_are_the_per_body_calls)
 {
-    if (ldem__lanes_best() < 4)
+    if (ldem_cpu_lanes() < 4)
         cr_skip_test("no four lanes here: this build or CPU has no AVX2");
     lanes_match_per_body_calls(4);
 }

@@ -1,5 +1,5 @@
-/* Touching sphere pairs several at once (runtime/sim/sphere_lanes.h, sphere_lanes_update.h,
- * contacts.c, sphere_quads.c): each lane must give the scalar path's result to the bit, kernel
+/* Touching sphere pairs several at once (runtime/sim/sphere_lanes.inc, sphere_lanes_update.inc,
+ * contact_loop.c, sphere_quads.c): each lane must give the scalar path's result to the bit, kernel
  * by kernel and over a whole simulation.
  *
  * meson builds this file twice: with LDEM__LANES 2 and 4. The kernels are tested at that
@@ -15,8 +15,8 @@
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/step.h"
 #include "../../runtime/sim/step_work.h"
-#include "sphere_lanes.h"
-#include "sphere_lanes_io.h"
+#include "sphere_lanes.inc"
+#include "sphere_lanes_io.inc"
 #include "world_fixture.h"
 
 enum { W = LDEM__LANES };
@@ -112,7 +112,7 @@ Test(sphere_lanes, rotation_and_material_step_lanes_are_the_scalar_ones)
         for (int l = 0; l < W; l++) {
             ldem_vec3 want = ldem_quat_rotate_inv(q[l], v[l]), lane = ldem__v3l_lane(rot, l);
             cr_assert(memcmp(&lane, &want, sizeof lane) == 0, "rotation, case %d lane %d", k, l);
-            /* contacts.c's material_step of a rigid body */
+            /* ldem__material_step of a rigid body */
             ldem_vec3 r_prev = ldem_quat_rotate_inv(q[l], ldem_vec3_sub(at[l], x[l]));
             ldem_vec3 want_step = ldem_vec3_sub(at[l], ldem_vec3_add(xp[l], r_prev));
             lane = ldem__v3l_lane(step, l);
@@ -314,7 +314,7 @@ Test(sphere_lanes, a_block_steps_the_same_two_at_a_time_and_one_by_one, .timeout
 
 Test(sphere_lanes, a_block_steps_the_same_four_at_a_time_and_one_by_one, .timeout = 120)
 {
-    if (ldem__lanes_best() < 4)
+    if (ldem_cpu_lanes() < 4)
         cr_skip_test("no four lanes here: this build or CPU has no AVX2");
     block_steps_the_same(4);
 }

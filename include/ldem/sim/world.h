@@ -202,13 +202,16 @@ typedef struct ldem_node_spring {
 } ldem_node_spring;
 
 typedef struct ldem_contact {
-    /* The fields a separated candidate's step reads come first (two cache lines in all):
-     * the pair, its gap and its law's state. */
+    /* The fields a separated candidate's step reads come first: the pair and its gap in
+     * the first 32 bytes, then its law's state, whose first bytes hold a law's approach
+     * (the Jäger law reads its stack's length and head too, 112 and 108 bytes in); the
+     * whole record is 568 bytes. contact_loop.c _Static_asserts this layout. */
     uint32_t i, j;           /* i < j for body pairs; j = LDEM_WALL_BIT | wall for walls */
     int8_t image[3];         /* periodic cell: j's image seen from i is x_j + h·image (set by
                               * the broad phase at each list build; zero in open space) */
     uint8_t rigid_spheres;   /* two rigid spheres under a Hertz-normal law: the pair the loop's
-                              * shortcuts take (set at each list build and restore) */
+                              * shortcuts take (set at each list build and restore); in what
+                              * would be padding after image[] */
     uint32_t law;            /* index into world->laws (material pair) */
     uint32_t shard;          /* history pool */
     double overlap;          /* δ > 0 in contact; ≤ 0 is the gap of a separated candidate */
