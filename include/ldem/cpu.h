@@ -8,6 +8,8 @@
 #ifndef LDEM_CPU_H
 #define LDEM_CPU_H
 
+#include "ldem/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,7 +17,7 @@ extern "C" {
 /* The most SIMD lanes this build and CPU run the kernels in: 4 where libldem has its AVX2
  * kernels and the CPU has AVX2, else 2 (SSE2, the x86-64 baseline, or the compiler's
  * generic vectors elsewhere); 1 (everything one at a time) in a build with -Dsimd=off. */
-int ldem_cpu_lanes(void);
+LDEM_API int ldem_cpu_lanes(void);
 
 #ifdef __cplusplus
 }

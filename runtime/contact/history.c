@@ -6,8 +6,8 @@
 
 /* ldem/contact/history.h: the walk down a stack streams 24-byte cells {base, wx, wy}; with
  * its link and merged flag a cell costs 29 bytes, 37 with the force cache. */
-_Static_assert(sizeof(ldem_history_cell) == 24 && sizeof(ldem_history_cell) + sizeof(uint32_t) +
-                                                      sizeof(uint8_t) == 29,
+_Static_assert(sizeof(ldem_history_cell) == 24 &&
+                   sizeof(ldem_history_cell) + sizeof(uint32_t) + sizeof(uint8_t) == 29,
                "a history cell's bytes (ldem/contact/history.h)");
 
 /* Slot 0 is the "none" index; the smallest useful pool has a few real cells. */

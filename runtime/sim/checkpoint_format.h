@@ -34,8 +34,8 @@ _Static_assert(CKPT_HEADER_BYTES == 664u && BODY_BYTES == 208u && WALL_BYTES == 
                    CONTACT_FIXED_BYTES == 412u &&
                    CONTACT_FIXED_BYTES + 8u * CONTACT_CHAIN_VALUES == 508u,
                "the record sizes docs/checkpoint.md gives");
-_Static_assert(SPRING_BYTES == sizeof(((ldem_node_spring *)0)->key) +
-                                   sizeof(((ldem_node_spring *)0)->xi) &&
+_Static_assert(SPRING_BYTES ==
+                       sizeof(((ldem_node_spring *)0)->key) + sizeof(((ldem_node_spring *)0)->xi) &&
                    sizeof(((ldem_node_spring *)0)->xi) == 3u * 8u,
                "a spring record is its key and its three ξ components");
 /* has_list bits */

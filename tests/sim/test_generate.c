@@ -173,7 +173,13 @@ Test(generate, spheres_clear_of_each_other_and_obstacles_inside_the_box)
     ldem_gen_grain *h;
     size_t m;
     cr_assert_eq(ldem_generate(&s, &wall_ball, 1, &h, &m, why, sizeof why), 0);
-    cr_assert(m == n && memcmp(g, h, n * sizeof *g) == 0);
+    cr_assert_eq(m, n);
+    for (size_t i = 0; i < n; i++) /* field by field: the struct's tail padding is not set */
+        cr_assert(memcmp(&g[i].x, &h[i].x, sizeof g[i].x) == 0 &&
+                      memcmp(&g[i].q, &h[i].q, sizeof g[i].q) == 0 &&
+                      memcmp(&g[i].radius, &h[i].radius, sizeof g[i].radius) == 0 &&
+                      g[i].shape == h[i].shape && g[i].slot == h[i].slot,
+                  "grain %zu differs between runs of one seed", i);
     free(h);
     s.seed = 4;
     cr_assert_eq(ldem_generate(&s, &wall_ball, 1, &h, &m, why, sizeof why), 0);
