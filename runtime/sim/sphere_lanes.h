@@ -2,8 +2,8 @@
  *
  * A touching contact's geometry, material-point steps, frame follow and forces are a long
  * chain of dependent square roots, divisions and quaternion products, too long for the
- * out-of-order core to overlap with the next contact's (pipelines/bench/lammps/README.md,
- * sessions 18–20). Here LDEM__LANES contacts (2: SSE2, the x86-64 baseline; 4: AVX2, in
+ * out-of-order core to overlap with the next contact's (the profiles are in BENCHMARKS.md).
+ * Here LDEM__LANES contacts (2: SSE2, the x86-64 baseline; 4: AVX2, in
  * sphere_quads.c, chosen at run time) run in the lanes of one vector register: each
  * instruction advances all their chains. Packed arithmetic rounds exactly as the scalar
  * instructions do (and no FMA is ever formed: C11 mode keeps -ffp-contract=off), and every

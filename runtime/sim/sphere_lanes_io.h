@@ -2,9 +2,9 @@
  *
  * Each lane's vector or quaternion sits in its own record (a body's x, a contact's frame),
  * reached through a pointer. Built element by element, as ldem__v3l_gather does from a local
- * copy, a touching contact's loads and stores took about a tenth of its instructions
- * (callgrind, pipelines/bench/lammps/README.md, session 21): three loads and three lane
- * inserts per vector, and the copies to the stack before. Here whole records are loaded and
+ * copy, a vector takes three loads and three lane inserts after a copy to the stack, and
+ * loads and stores become a sizeable share of a touching contact's instructions
+ * (BENCHMARKS.md). Here whole records are loaded and
  * transposed in registers (4×4 for quaternions, 2×2 halves and the z lane for vectors), and
  * stored back the same way. Data movement only: every lane holds the record's bits.
  *
