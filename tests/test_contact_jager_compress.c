@@ -326,8 +326,8 @@ Test(contact_jager_compress, front_rounding_onto_a_cell_bottom_leaves_no_zero_wi
 {
     /* At a constant approach of 1 µm: slide by s = μκ·1 nm (a slip cell 1 nm deep), then back
      * by 2s(1 − 2e-15). The reverse front lands at depth 1 nm·(1 − 2e-15) in that slip cell,
-     * and d − depth rounds to the cell's bottom: the law used to leave the cell there with zero
-     * width, and the checkpoint loader refused the stack. Now the cell is swallowed. */
+     * and d − depth rounds to the cell's bottom. A cell left there with zero width would make
+     * the checkpoint loader refuse the stack, so the law swallows it. */
     for (int full = 0; full < 2; full++) {
         pair_run r;
         run_init(&r, &CF_GLASS, 0.0, full);

@@ -303,7 +303,7 @@ static double separation_loss(const ldem_jager_params *p, const ldem_history_poo
  * the top's force by the invariant z_top = d) and reuses each square root for both the Hertz
  * force and the energy quadrature, so a typical step costs four square roots. The parameters
  * come apart, the pair by pointer (ldem_jager_step_pair): a DEM contact keeps its pair in its
- * record, and copying it into a ldem_jager_params cost 18 instructions a step. The rare paths
+ * record, and copying it into a ldem_jager_params would be work on every step. The rare paths
  * that take a whole ldem_jager_params build one (WHOLE_PARAMS). `energy` is the track_energy
  * flag, a constant in each of jager_step's two copies. */
 static inline __attribute__((always_inline)) int
@@ -531,9 +531,9 @@ out_of_memory:
 }
 
 /* Two copies of the hot path, with the energy quadrature and without: the copy DEM runs time
- * (without) then carries none of the quadrature's branches, locals and spills, 12 % fewer
- * instructions on the biaxial test. (A third copy for pools without the force cache measured
- * 2 % more, not fewer.) */
+ * (without) then carries none of the quadrature's branches, locals and spills. (No third copy
+ * for pools without the force cache: it executes more instructions, not fewer; BENCHMARKS.md.)
+ */
 static int jager_step(const ldem_elastic_pair *pair, double mu, double beta, unsigned flags,
                       ldem_history_pool *pool, ldem_jager_contact *c, double d1, double cx,
                       double cy)

@@ -25,9 +25,9 @@ static uint64_t contact_key(const ldem_contact *c)
 
 /* The shard a contact's history lives in for its whole life: the block of 1/64 of the bodies
  * its first body i belongs to. The list is sorted by i, so each shard is a contiguous run of
- * it and the threads stream through memory (a hash of the pair, as before, scattered every
- * shard over the whole list: four times slower per step in a 4096-sphere cell, for the cache
- * misses alone). i never changes, so neither does the shard. */
+ * it and the threads stream through memory (a hash of the pair would scatter every shard
+ * over the whole list, and its cache misses alone would make a step several times slower).
+ * i never changes, so neither does the shard. */
 static uint32_t shard_of(const ldem_world *w, uint32_t i)
 {
     size_t n = w->bodies.count ? w->bodies.count : 1;

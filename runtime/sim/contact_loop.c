@@ -117,8 +117,8 @@ static int update_held(ldem_world *w, held_pairs *h, int tid, int sum, ldem_cont
  * straddles one more). A touching contact's update reads all of them (its pair's constants,
  * frame, law state and held history cells, the spring count at the end), and on a large
  * packing each is a miss to DRAM: the hardware prefetcher follows the stream of first lines
- * that the loop reads, but not the rest. Measured on bench/lammps: about −10 % a step, and
- * what made four lanes pay (README, session 20). */
+ * that the loop reads, but not the rest. Four lanes need it: without it they start four
+ * contacts' chains before the first record's lines have come (BENCHMARKS.md). */
 static inline void prefetch_contact(const ldem_contact *c)
 {
     const char *first = (const char *)c, *last = first + sizeof *c - 1;
@@ -145,14 +145,13 @@ _Static_assert(offsetof(ldem_contact, rigid_spheres) ==
  * its head at LDEM_LAW_HISTORY_HEAD_AT of its state: the Jäger law) and its link, which the law reads
  * when its walk passes the two cells the contact holds, moves that cell up, or cuts an
  * unloading stack below them. Each is a miss to DRAM (the pools outgrow the cache), and the
- * law's chain waits on it: on bench/lammps the law's calls took 160-170 cycles without,
- * 132-135 with (counted with rdtsc in a trial build), and the step 3-6 % less time
- * (pipelines/bench/lammps/README.md, session 24). Branch-free on purpose: whether the
- * candidate touches is in the same record line, which may not have come yet, and a branch on
- * it mispredicted as often as touching and separated candidates alternate, each time throwing
- * away the work done while the line was on its way; that version gained nothing. Whatever
- * the record holds (a separated candidate's top is 0; under another law those bytes are no
- * index), the index is masked into the pool, and a prefetch changes no result. */
+ * law's chain waits on it; asked for early, the cell has come by the time the walk reads it
+ * (BENCHMARKS.md). Branch-free on purpose: whether the candidate touches is in the same
+ * record line, which may not have come yet, and a branch on it mispredicts as often as
+ * touching and separated candidates alternate, each time throwing away the work done while
+ * the line was on its way, which cancels the gain. Whatever the record holds (a separated
+ * candidate's top is 0; under another law those bytes are no index), the index is masked
+ * into the pool, and a prefetch changes no result. */
 static inline void prefetch_pool_top(const ldem_history_pool *pool, const ldem_contact *c)
 {
     uint32_t top;

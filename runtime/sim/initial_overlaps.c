@@ -1,5 +1,5 @@
-/* initial_overlaps.c — refuse grains that start inside each other or a wall (issue 34;
- * ldem/sim/initial_overlaps.h). The broad phase with skin 0 gives the candidate pairs in
+/* initial_overlaps.c — refuse grains that start inside each other or a wall
+ * (ldem/sim/initial_overlaps.h). The broad phase with skin 0 gives the candidate pairs in
  * O(N), the contact narrowphase measures them, and the grains are then taken at their
  * reference shape (a deformable grain's initial modal amplitudes are not applied: they are
  * small against the overlaps this check exists for).

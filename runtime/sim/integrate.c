@@ -205,8 +205,8 @@ void ldem__integrate_first_half_lanes(const ldem__first_half_args *a, int lanes)
     }
 }
 
-/* Free spheres go through the lanes (rotor_lanes.inc): on bench/lammps's 4096 spheres, one
- * thread, 186 -> 82 us a call with four AVX2 lanes (two SSE2 lanes: 106 us). */
+/* Free spheres go through the lanes (rotor_lanes.inc): each body's turn is a chain of divisions
+ * and a square root, and the lanes run two (SSE2) or four (AVX2) bodies' chains side by side. */
 void ldem_integrate_first_half(size_t n, const uint32_t *flags, const double *inv_mass,
                                const ldem_vec3 *inertia, ldem_vec3 *x, ldem_vec3 *v,
                                ldem_quat *q, ldem_vec3 *L_b, const ldem_vec3 *force,

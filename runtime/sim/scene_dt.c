@@ -1,4 +1,4 @@
-/* scene_dt.c — choose the time step and refuse one the integrator cannot take (issue 34).
+/* scene_dt.c — choose the time step and refuse one the integrator cannot take.
  *
  * "Above the critical estimate" means dt > t_c, the critical step itself (the Rayleigh time or
  * the linear node period with the damping correction, runtime/sim/timestep.c), not safety x t_c:

@@ -33,7 +33,7 @@ scenes=$here/scenes
 . "$src/tests/cli/harness.sh"
 
 # Two threads on a machine busy with other jobs: GNU OpenMP's spinning barriers make a step
-# 30-60x slower (measured); sleeping threads keep the suite's time. Results do not depend on it.
+# many times slower; sleeping threads keep the suite's time. Results do not depend on it.
 export OMP_WAIT_POLICY=passive
 
 # checker NAME -- command...: a python checker's run; its report is always shown (the measured

@@ -305,7 +305,7 @@ static beam_forms beam_closed_forms(double E, double nu, double rho, double L, d
 /* Grid-aligned (faces on grid planes), depth 3. Measured relative errors: K −5.1e-4,
  * M −1.7e-4 (raw), −2.1e-4 (rigid removed), volume −1.8e-4; t_d + 2/π = −5.4e-6 (the
  * volume's deficit at the edges); other t, w components ~1e-16. Bounds: K 1e-3, M and
- * V 3e-4 (the brief's aim was 0.3%). */
+ * V 3e-4 (within the 0.3 % aimed at). */
 Test(analytic, beam_bending_closed_forms_grid_aligned, .timeout = 300)
 {
     const double half[3] = {80.0, 2.0, 2.0}, b = 4.0, t = 4.0, L = 160.0;

@@ -443,10 +443,10 @@ Test(checkpoint, linear_springs_round_trip)
     ldem_world_free(&b);
 }
 
-/* Issue 33: a slip front that landed on a cell's base to within rounding used to leave that
- * cell with zero width (its base the base of the slip cell pushed above it), and the loader,
- * which wants levels falling strictly, refused the checkpoint ("history cell 2 has level …;
- * levels must fall from the approach …"). The law now swallows such a cell
+/* A slip front that lands on a cell's base to within rounding must not leave that cell with
+ * zero width (its base the base of the slip cell pushed above it): the loader, which wants
+ * levels falling strictly, refuses such a checkpoint ("history cell 2 has level …; levels
+ * must fall from the approach …"). The law swallows such a cell
  * (test_checkpoint_jager_law.c); the loader keeps checking exactly that. Two stacks: the one
  * the law builds in three moves at a constant approach of 1 µm (load, slide by s = μκ·1 nm,
  * slide back by 2s(1 − 2e-15): the front lands at depth 1 nm·(1 − 2e-15) in the 1 nm slip

@@ -49,10 +49,10 @@
  * the minimal case and why). They pass once the law is fixed, as does every other run here
  * (checked against a candidate fix of the law).
  *
- * Run time: about 25 s in a debugoptimized build (CPU time, one core and a second for the
+ * Run time: tens of seconds in a debugoptimized build (one core, and a second for the
  * two-thread runs; meson runs it with OMP_WAIT_POLICY=passive, without which the idle
- * thread spins and a loaded machine takes twice as long). Under AddressSanitizer (CI runs
- * the suite under ASan+UBSan, 3-5x slower) every run takes a fifth of its steps (18 s); the
+ * thread spins and a loaded machine takes much longer). Under AddressSanitizer (CI runs
+ * the suite under ASan+UBSan, several times slower) every run takes a fifth of its steps; the
  * environment variable LDEM_SOAK_SCALE multiplies the number of steps (e.g. 10 for a long
  * soak, 0.1 for a quick look). The logs (--verbose) give per run the bodies and contacts,
  * steps, restarts, separations and new contacts, the longest stack and the zero-width cells

@@ -61,9 +61,9 @@ static inline void ldem__contact_twist_about(ldem_quat dq, ldem_vec3 n, double h
  * of eq. 17 lags by θ³/12 a step), so a tumbling glued contact carries its force along to
  * round-off.
  *
- * Defined here, inline: it runs for every touching contact every step, and as a call it took
- * its three quaternions through memory and kept the contact loop from scheduling across it
- * (3 % of a step in bench/lammps). */
+ * Defined here, inline: it runs for every touching contact every step, and as a call it would
+ * take its three quaternions through memory and keep the contact loop from scheduling across
+ * it. */
 static inline ldem_quat ldem_contact_frame_follow_exact(ldem_quat q, ldem_quat dq_i,
                                                         ldem_quat dq_j, ldem_vec3 n_new)
 {

@@ -63,9 +63,9 @@ enum { LDEM_JAGER_ENERGY = 1u, LDEM_JAGER_FULL_HISTORY = 2u };
 /* The stack's top cells are held in the contact itself, the rest in the pool. A DEM step
  * almost always swallows the top slip cell and finds its slip front in the cell below, then
  * pushes a new top: with those two cells in the contact record, which a DEM step streams
- * anyway, such a step touches no pool memory, where it used to wait on two or three scattered
- * pool loads (a 4096-sphere cell: −17 % time per step with the exact law,
- * pipelines/bench/lammps/README.md). The pool is reached only when a step pushes while both
+ * anyway, such a step touches no pool memory rather than waiting on two or three scattered
+ * pool loads, each a miss to DRAM once the pools outgrow the cache (BENCHMARKS.md). The
+ * pool is reached only when a step pushes while both
  * are held (the lower one moves to the pool), walks deeper than the held ones, or lands its
  * slip front in a pooled cell (which then moves up into the contact). Popping a held cell
  * moves nothing back from the pool, so `nheld` may be below both 2 and `length`. */

@@ -1,5 +1,5 @@
 /* ldem/sim/initial_overlaps.h — grains that overlap each other or a wall before the first
- * step (issue 34). An explicit integrator turns an initial overlap into a launch: a sphere
+ * step. An explicit integrator turns an initial overlap into a launch: a sphere
  * 80 % of its radius into the floor leaves at tens of m/s. So a new run refuses them unless
  * the scene accepts them (`initial_overlap: {allow: ...}`, docs/scene.md); a restart does not
  * check (a checkpoint's contacts overlap by design).

@@ -4,7 +4,7 @@
  * normal approach; negative = the gap of separated analytic shapes), the unit normal from i
  * to j, the contact point, and the two radii of curvature the Hertz/Jäger laws need. Level-set
  * grains additionally list their penetrating nodes (ldem_node_hit) for the linear node law
- * and, in issue 7, for distributing patch forces to nodes.
+ * and for distributing a deformable grain's patch forces to its nodes.
  *
  * Level-set pairs under Hertz laws — the patch (docs/contact-patch.md):
  *   Nodes of i inside j (φ_j < 0) and nodes of j inside i are found both ways (each node moved
@@ -90,7 +90,7 @@ typedef struct ldem_ls_grain {
     double size;             /* optional: the grain's size for the cap on the patch's radii of
                               * curvature when radius is a tighter bound than the one the cap
                               * was tuned with (demrun: radius0 + Σα |εα| max|Φα|); 0: radius */
-    /* Deformable grains (issue 7); all NULL for a rigid grain. */
+    /* Deformable grains; all NULL for a rigid grain. */
     const double *position;  /* deformed node positions (body frame, 3 per node); NULL: the
                               * nodes' own positions */
     const ldem_modeset *modes;   /* with eps: φ queries on this grain remap on demand */

@@ -4,7 +4,7 @@
  *
  * Level-set contact looks for the nodes of one grain inside something else; without
  * clusters that is a loop over all nodes per contact per step, which dominates a run whose
- * grains have 10^4 nodes and touch walls (87 % of a compaction run's time). The clusters
+ * grains have 10^4 nodes and touch walls. The clusters
  * come from recursive median splits along the longest box extent, so each is compact;
  * a deformed grain's node moved at most `slack` from its reference position (the caller's
  * bound, e.g. Σ|εα| max|Φα|), which the tests add to every radius. */

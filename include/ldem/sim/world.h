@@ -66,7 +66,7 @@ typedef struct ldem_shape {
     ldem_vec3 inertia_per_density;  /* principal moments divided by density */
     ldem_lset lset;
     ldem_nodes nodes;
-    /* Deformation modes (issue 7): NULL for a rigid shape, or when the scene keeps every
+    /* Deformation modes: NULL for a rigid shape, or when the scene keeps every
      * grain of the shape rigid. Both malloc'd and owned by the world (ldem_world_free). */
     ldem_modeset *modes;
     /* Level-set deformation of this shape's deformable grains: on-demand remap (family
