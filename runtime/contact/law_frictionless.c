@@ -2,8 +2,6 @@
 #include "law_hertz.h"
 #include "ldem/contact/laws.h"
 
-#include <string.h>
-
 static int step(const ldem_pair_law *law, const ldem_law_env *env, void *state, double d1,
                 const double ds[2], double *normal, double t[2])
 {
@@ -18,17 +16,6 @@ static void keep_gap(void *state, double gap)
     (void)state, (void)gap;
 }
 
-static void save(const void *state, double v[LDEM_LAW_SAVED_VALUES])
-{
-    (void)state;
-    memset(v, 0, LDEM_LAW_SAVED_VALUES * sizeof *v);
-}
-
-static void load(void *state, const double v[LDEM_LAW_SAVED_VALUES])
-{
-    (void)state, (void)v;
-}
-
 const ldem_law_ops ldem_law_frictionless = {
     .name = "frictionless",
     .id = LDEM_LAW_FRICTIONLESS,
@@ -38,6 +25,4 @@ const ldem_law_ops ldem_law_frictionless = {
     .step = step,
     .keep_gap = keep_gap,
     .critical_time = ldem__law_rayleigh_time,
-    .save = save,
-    .load = load,
 };

@@ -5,7 +5,6 @@
 #include "ldem/contact/linear.h"
 
 #include <math.h>
-#include <string.h>
 
 /* Nodes a grain is assumed to rest on for the critical step: the estimate is the period of
  * its mass on that many node springs (docs/scene.md, `dt: auto`). */
@@ -52,17 +51,6 @@ static double critical_time(const ldem_pair_law *law, const ldem_law_grain *g, i
     return 2.0 * sqrt(g->mass / (NODES_ASSUMED * law->p[LDEM_LINEAR_P_KN]));
 }
 
-static void save(const void *state, double v[LDEM_LAW_SAVED_VALUES])
-{
-    (void)state;
-    memset(v, 0, LDEM_LAW_SAVED_VALUES * sizeof *v);
-}
-
-static void load(void *state, const double v[LDEM_LAW_SAVED_VALUES])
-{
-    (void)state, (void)v;
-}
-
 const ldem_law_ops ldem_law_linear = {
     .name = "linear",
     .id = LDEM_LAW_LINEAR,
@@ -76,6 +64,4 @@ const ldem_law_ops ldem_law_linear = {
     .spring_energy = spring_energy,
     .node_stiffness = node_stiffness,
     .critical_time = critical_time,
-    .save = save,
-    .load = load,
 };

@@ -398,7 +398,8 @@ static int read_contact(payload_cursor *cur, const ldem_world *w, const header *
         (rc = contact_f64s(cur, k, "law state", v, 10)))
         return rc;
     const ldem_pair_law *law = &w->laws[c->law];
-    law->ops->load(c->law_state, v);
+    if (law->ops->load)
+        law->ops->load(c->law_state, v);
     if (has_merge_state(h) && (rc = read_extra(cur, k, law->ops, c)))
         return rc;
     if ((rc = contact_need(cur, k, "history cells", r->ncells, 8u * nvalues)))

@@ -275,8 +275,9 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, s
     for (int q = 0; q < 10; q++)
         put_f64(k, pair[q]);
     put_f64(k, c->stored_normal), put_f64(k, c->dissipated);
-    double v[LDEM_LAW_SAVED_VALUES];
-    ops->save(c->law_state, v);
+    double v[LDEM_LAW_SAVED_VALUES] = {0};
+    if (ops->save)
+        ops->save(c->law_state, v);
     for (unsigned q = 0; q < LDEM_LAW_SAVED_VALUES; q++)
         put_f64(k, v[q]);
     double extra[CONTACT_CHAIN_VALUES] = {0};

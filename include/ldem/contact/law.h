@@ -169,7 +169,8 @@ typedef struct ldem_law_ops {
     uint32_t history_max_held;                       /* most cells a state holds itself */
     void (*history_release)(ldem_history_pool *pool, void *state);
 
-    /* ---- checkpoints (docs/checkpoint.md) ---- */
+    /* ---- checkpoints (docs/checkpoint.md); NULL for a law that keeps no state (zeros are
+     * written, and nothing is read back) ---- */
     void (*save)(const void *state, double v[LDEM_LAW_SAVED_VALUES]);
     void (*load)(void *state, const double v[LDEM_LAW_SAVED_VALUES]);
     /* Extra values (NULL: all zero in the file, and checked to be). check_extra returns 0 when
