@@ -6,7 +6,9 @@
 set -u
 status=0
 for lib in "$@"; do
-  others=$(nm -D --defined-only "$lib" | awk '{ print $3 }' | grep -v '^ldem_[a-z0-9]')
+  # (AddressSanitizer adds an __odr_asan.NAME indicator for each exported global NAME)
+  others=$(nm -D --defined-only "$lib" | awk '{ print $3 }' | grep -v '^ldem_[a-z0-9]' |
+    grep -v '^__odr_asan\.ldem_[a-z0-9]')
   count=$(nm -D --defined-only "$lib" | wc -l)
   if [ -n "$others" ]; then
     echo "FAIL: $lib exports symbols outside the ldem_ API:"; echo "$others" | head -20
