@@ -234,7 +234,7 @@ void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_o
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
             sums->virial.m[a][b] += fa[a] * la[b];
-    double kn = ldem__normal_stiffness(w, c);
+    double kn = c->kn; /* dN/dδ its update left (a NODES law's: Σ over its springs) */
     double nl[3] = {c->normal.x * la[0], c->normal.y * la[1], c->normal.z * la[2]};
     for (int a = 0; a < 3; a++)
         sums->stiffness[a] += kn * nl[a] * nl[a];

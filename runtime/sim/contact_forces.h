@@ -93,14 +93,6 @@ int ldem__patch_contact(ldem_world *w, ldem_contact *c, const image_offset *off,
  * image sits, found once for the update and the sums; h, phi: the thread's scratch). */
 int ldem__contact_update(ldem_world *w, ldem_contact *c, const image_offset *off, ldem_hits *h,
                          const ldem_quat *dq, ldem_vec3 *phi, ldem_err *err);
-/* dN/dδ of a touching contact just updated, for the servo's stiffness estimate: what its
- * update left in c->kn (a NODES law's is its springs' sum). */
-static inline double ldem__normal_stiffness(const ldem_world *w, const ldem_contact *c)
-{
-    (void)w;
-    return c->kn;
-}
-
 /* A touching body pair's f ⊗ ℓ (force on j, branch vector from i to j's image) and its
  * stiffness terms, added to its shard's sums. */
 void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,

@@ -30,7 +30,7 @@ static void add_forces(ldem_world *w, const ldem_contact *c)
         wl->force = ldem_vec3_add(wl->force, f);
         /* the stiffness the wall's servo sees: summed here, in list order, as the force */
         double along = ldem_vec3_dot(c->normal, wl->normal);
-        wl->stiffness += ldem__normal_stiffness(w, c) * along * along;
+        wl->stiffness += c->kn * along * along;
     } else {
         b->force[c->j] = ldem_vec3_add(b->force[c->j], f);
         b->torque[c->j] = ldem_vec3_add(b->torque[c->j], c->torque_j);
