@@ -82,3 +82,54 @@ void ldem_lset_lipschitz(const ldem_lset *ls, double lip[3])
     for (int a = 0; a < 3; a++)
         lip[a] = steep[a] / ls->spacing[a];
 }
+
+/* Steepest |∇φ| of the interpolant within the cell with corner (i, j, k), and its lowest
+ * and highest corner values. */
+static double cell_slope(const ldem_lset *ls, size_t i, size_t j, size_t k, double *lowest,
+                         double *highest)
+{
+    const size_t nx = ls->dims[0], ny = ls->dims[1];
+    double v[8];
+    for (int c = 0; c < 8; c++)
+        v[c] = ls->phi[(i + (c & 1)) + nx * ((j + (c >> 1 & 1)) + ny * (k + (c >> 2)))];
+    double low = v[0], high = v[0], sum2 = 0.0;
+    for (int c = 1; c < 8; c++) {
+        low = fmin(low, v[c]);
+        high = fmax(high, v[c]);
+    }
+    for (int a = 0; a < 3; a++) {
+        double steep = 0.0;
+        for (int c = 0; c < 8; c++)
+            if (!(c & (1 << a)))
+                steep = fmax(steep, fabs(v[c | (1 << a)] - v[c]));
+        steep /= ls->spacing[a];
+        sum2 += steep * steep;
+    }
+    *lowest = low;
+    *highest = high;
+    return sqrt(sum2);
+}
+
+void ldem_lset_band_slopes_build(const ldem_lset *ls, ldem_lset_band_slopes *out)
+{
+    const double diag = sqrt(ls->spacing[0] * ls->spacing[0] + ls->spacing[1] * ls->spacing[1] +
+                             ls->spacing[2] * ls->spacing[2]);
+    *out = (ldem_lset_band_slopes){.count = LDEM_LSET_BANDS};
+    for (int b = 0; b < LDEM_LSET_BANDS - 1; b++)
+        out->band[b] = 0.5 * diag * ldexp(1.0, b);
+    out->band[LDEM_LSET_BANDS - 1] = INFINITY;
+    const size_t nx = ls->dims[0], ny = ls->dims[1], nz = ls->dims[2];
+    for (size_t k = 0; k + 1 < nz; k++)
+        for (size_t j = 0; j + 1 < ny; j++)
+            for (size_t i = 0; i + 1 < nx; i++) {
+                double low, high, slope = cell_slope(ls, i, j, k, &low, &high);
+                if (!(high > 0.0))
+                    continue; /* wholly inside: a path down to t ≥ 0 never crosses it */
+                int b = 0; /* the narrowest band holding the cell */
+                while (b < LDEM_LSET_BANDS - 1 && !(low < out->band[b]))
+                    b++;
+                out->slope[b] = fmax(out->slope[b], slope);
+            }
+    for (int b = 1; b < LDEM_LSET_BANDS; b++) /* a wider band holds the narrower bands' cells */
+        out->slope[b] = fmax(out->slope[b], out->slope[b - 1]);
+}

@@ -11,7 +11,7 @@ static ldem_ls_grain ls_grain(const ldem_world *w, uint32_t i, ldem_vec3 off)
     ldem_ls_grain g = {.lset = &sh->lset, .nodes = &sh->nodes, .x = ldem_vec3_add(b->x[i], off),
                        .q = b->q[i],
                        .radius = sh->bounding_radius, .size = sh->bounding_radius,
-                       .clusters = sh->clusters};
+                       .clusters = sh->clusters, .band_slopes = sh->band_slopes};
     if (b->modal[i] != LDEM_RIGID) {
         g.radius = b->radius[i]; /* as the deformation moved the surface (ldem_modal_deform) */
         g.size = w->modal.grown[i];

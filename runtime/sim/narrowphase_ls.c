@@ -199,6 +199,54 @@ static void sort_hits(ldem_hits *h, size_t first, const ldem_ls_grain *g)
         qsort(h->hit + first, h->count - first, sizeof *h->hit, by_key);
 }
 
+/* Whether something may touch a node within `radius` of body-frame point `centre`. */
+typedef int (*group_test)(const void *ctx, ldem_vec3 centre, double radius);
+
+/* A run of nodes to visit: order positions [first, end) and how far they may have moved. */
+typedef struct node_run {
+    uint64_t first, end;
+    double slack;
+} node_run;
+
+/* The next run of g's nodes to visit from walk position *at (0 to start); 0 when none is
+ * left. With the clusters' tree, the next leaf whose sphere and every ancestor's, grown by
+ * the slack (its cluster's, or above the clusters the grain's own, which bounds every
+ * cluster's), pass `test`. Otherwise the next cluster whose sphere passes, or the one run
+ * of every node without clusters. */
+static int next_run(const ldem_ls_grain *g, size_t *at, group_test test, const void *ctx,
+                    node_run *run)
+{
+    const ldem_node_clusters *k = g->clusters;
+    if (k && k->tree) {
+        while (*at < k->tree_count) {
+            const ldem_node_tree_entry *e = &k->tree[*at];
+            run->slack = e->cluster == LDEM_NODE_NO_CLUSTER ? g->slack : group_slack(g, e->cluster);
+            if (!test(ctx, e->centre, e->radius + run->slack)) {
+                *at = e->skip;
+                continue;
+            }
+            *at += 1;
+            if (e->skip == *at) { /* a leaf */
+                run->first = e->first;
+                run->end = (uint64_t)e->first + e->count;
+                return 1;
+            }
+        }
+        return 0;
+    }
+    while (*at < groups_of(g)) {
+        size_t c = (*at)++;
+        ldem_vec3 gc;
+        double gr;
+        run->slack = group_slack(g, c);
+        run->first = group_first(g, c);
+        run->end = group_end(g, c);
+        if (!group_sphere(g, c, run->slack, &gc, &gr) || test(ctx, gc, gr))
+            return 1;
+    }
+    return 0;
+}
+
 /* φ and body-frame ∇φ of grain g at body-frame point p: the stored grid for a rigid grain;
  * for a deformable one the precomputed level sets, or the on-demand remap (§3.1.3). */
 static int grain_sample(const ldem_ls_grain *g, ldem_vec3 p, double *phi, ldem_vec3 *grad)
@@ -283,6 +331,34 @@ static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
     return phi0 > f->slot[k].drop;
 }
 
+/* What a node of `from` needs to be inside `into`, in `from`'s body frame. */
+typedef struct pair_query {
+    const ldem_ls_grain *into;
+    ldem_vec3 centre;        /* into's centre */
+    double reach;            /* no node farther from it is inside (inside_reach) */
+    ldem_mat3 rel;           /* from's body frame to into's: p ↦ rel p + t_rel */
+    ldem_vec3 t_rel;
+    /* The φ bound over a ball (ldem_lset_ball_floor), when into's level set has band
+     * slopes and is rigid or filtered: a ball whose bound on φ0 is above `floor_above`
+     * holds no node inside. NULL bands: the reach alone decides. */
+    const ldem_lset_band_slopes *bands;
+    double floor_above;
+} pair_query;
+
+/* A ball of from's body frame may hold a node inside `into`: within reach of its centre,
+ * and (with bands) not wholly where φ0 keeps every node out. */
+static int pair_may_reach(const void *ctx, ldem_vec3 centre, double radius)
+{
+    const pair_query *q = ctx;
+    if (ldem_vec3_norm(ldem_vec3_sub(centre, q->centre)) >= q->reach + radius)
+        return 0;
+    if (!q->bands)
+        return 1;
+    double phi;
+    ldem_lset_sample(q->into->lset, ldem_vec3_add(apply(&q->rel, centre), q->t_rel), &phi, NULL);
+    return !(ldem_lset_ball_floor(q->bands, phi, radius * (1.0 + 1e-9)) > q->floor_above);
+}
+
 /* Nodes of `from` inside `into`, appended with `side`. `sign` turns ∇φ_into into the
  * normal from i to j: −1 when `from` is i (side 0), +1 when it is j (side 1). */
 static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, uint32_t side,
@@ -291,39 +367,47 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     const ldem_nodes *nodes = from->nodes;
     /* The cheap rejection works in `from`'s body frame, where the nodes are stored: only
      * nodes within `reach` of `into`'s centre can be inside it, and most are not. */
-    ldem_vec3 centre = ldem_quat_rotate_inv(from->q, ldem_vec3_sub(into->x, from->x));
-    double reach = inside_reach(into);
-    double reach2 = reach * reach;
+    pair_query q = {.into = into,
+                    .centre = ldem_quat_rotate_inv(from->q, ldem_vec3_sub(into->x, from->x)),
+                    .reach = inside_reach(into)};
+    double reach2 = q.reach * q.reach;
     /* The survivors take one rigid map into `into`'s body frame: p ↦ R_rel p + t_rel. */
-    ldem_mat3 rel = ldem_quat_to_mat3(ldem_quat_mul(ldem_quat_conj(into->q), from->q));
-    ldem_vec3 t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
+    q.rel = ldem_quat_to_mat3(ldem_quat_mul(ldem_quat_conj(into->q), from->q));
+    q.t_rel = ldem_quat_rotate_inv(into->q, ldem_vec3_sub(from->x, into->x));
     ldem_mat3 from_world = ldem_quat_to_mat3(from->q);
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
     remap_filter filter;
     remap_filter_init(&filter, into);
+    /* A node is a hit only where φ < 0, or for a filtered deformed grain where the rigid
+     * φ0 is at most the filter's reach; rounding of the frames and of φ is covered by a
+     * margin as in the filter. */
+    double rounding = 1e-9 * (1.0 + size_of(into) + size_of(from));
+    if (into->band_slopes && (!into->modes || !into->eps)) {
+        q.bands = into->band_slopes;
+        q.floor_above = rounding;
+    } else if (into->band_slopes && filter.on) {
+        q.bands = into->band_slopes;
+        q.floor_above = filter.reach_max + rounding;
+    }
     const int lazy = deforms_on_demand(from);
     size_t start = h->count;
-    for (size_t c = 0; c < groups_of(from); c++) {
-        ldem_vec3 gc;
-        double gr, slack = group_slack(from, c);
-        if (group_sphere(from, c, slack, &gc, &gr) &&
-            ldem_vec3_norm(ldem_vec3_sub(gc, centre)) >= reach + gr)
-            continue;
-        const double far = reach + slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
+    node_run run;
+    for (size_t at = 0; next_run(from, &at, pair_may_reach, &q, &run);) {
+        const double far = q.reach + run.slack * (1.0 + 1e-9) + 1e-9 * (1.0 + size_of(from));
         const double far2 = far * far;
-        for (uint64_t j = group_first(from, c); j < group_end(from, c); j++) {
+        for (uint64_t j = run.first; j < run.end; j++) {
             uint64_t k = group_node(from, j);
             if (lazy) {
                 ldem_vec3 r = reference_node(from, j, k);
-                double rx = r.x - centre.x, ry = r.y - centre.y, rz = r.z - centre.z;
+                double rx = r.x - q.centre.x, ry = r.y - q.centre.y, rz = r.z - q.centre.z;
                 if (rx * rx + ry * ry + rz * rz >= far2)
                     continue;
             }
             ldem_vec3 pk = grain_node(from, j, k);
-            double dx = pk.x - centre.x, dy = pk.y - centre.y, dz = pk.z - centre.z;
+            double dx = pk.x - q.centre.x, dy = pk.y - q.centre.y, dz = pk.z - q.centre.z;
             if (dx * dx + dy * dy + dz * dz >= reach2)
                 continue;
-            ldem_vec3 p = ldem_vec3_add(apply(&rel, pk), t_rel);
+            ldem_vec3 p = ldem_vec3_add(apply(&q.rel, pk), q.t_rel);
             double phi;
             ldem_vec3 grad;
             if (remap_filter_skips(&filter, p))
@@ -360,6 +444,17 @@ int ldem_ls_pair_hits(const ldem_ls_grain *a, const ldem_ls_grain *b, ldem_hits 
     return rc;
 }
 
+typedef struct sphere_query {
+    ldem_vec3 centre; /* the sphere's, in the grain's body frame */
+    double radius;
+} sphere_query;
+
+static int sphere_may_reach(const void *ctx, ldem_vec3 centre, double radius)
+{
+    const sphere_query *q = ctx;
+    return !(ldem_vec3_norm(ldem_vec3_sub(centre, q->centre)) >= q->radius + radius);
+}
+
 int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius, ldem_hits *h,
                         ldem_err *err)
 {
@@ -373,14 +468,10 @@ int ldem_ls_sphere_hits(const ldem_ls_grain *a, ldem_vec3 centre, double radius,
     ldem_vec3 fallback = ldem_vec3_sub(centre, a->x);
     fallback = ldem_vec3_norm(fallback) > 0.0 ? ldem_vec3_normalize(fallback)
                                               : ldem_vec3_make(0.0, 0.0, 1.0);
-    ldem_vec3 centre_body = ldem_quat_rotate_inv(a->q, ldem_vec3_sub(centre, a->x));
-    for (size_t c = 0; c < groups_of(a); c++) {
-        ldem_vec3 gc;
-        double gr;
-        if (group_sphere(a, c, group_slack(a, c), &gc, &gr) &&
-            ldem_vec3_norm(ldem_vec3_sub(gc, centre_body)) >= radius + gr)
-            continue;
-        for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
+    sphere_query q = {ldem_quat_rotate_inv(a->q, ldem_vec3_sub(centre, a->x)), radius};
+    node_run run;
+    for (size_t at = 0; next_run(a, &at, sphere_may_reach, &q, &run);) {
+        for (uint64_t j = run.first; j < run.end; j++) {
             uint64_t k = group_node(a, j);
             ldem_vec3 p = ldem_vec3_add(a->x, apply(&to_world, grain_node(a, j, k)));
             ldem_vec3 d = ldem_vec3_sub(centre, p);
@@ -427,6 +518,19 @@ static inline double depth_only(const ldem_wall_geom *w, ldem_vec3 p)
     return w->inside ? rho - w->radius : w->radius - rho;
 }
 
+typedef struct wall_query {
+    const ldem_wall_geom *body; /* the wall in the grain's body frame */
+    double margin;
+} wall_query;
+
+/* The wall's depth is a distance (1-Lipschitz), so no node within `radius` of `centre` is
+ * deeper than the centre's depth + radius. */
+static int wall_may_reach(const void *ctx, ldem_vec3 centre, double radius)
+{
+    const wall_query *q = ctx;
+    return depth_only(q->body, centre) + radius + q->margin > 0.0;
+}
+
 int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits *h,
                       ldem_err *err)
 {
@@ -447,15 +551,11 @@ int ldem_ls_wall_hits(const ldem_ls_grain *a, const ldem_wall_geom *w, ldem_hits
     double margin = 1e-9 * (1.0 + ldem_vec3_norm(a->x) + ldem_vec3_norm(w->point) +
                             size_of(a) + w->radius);
     const int lazy = deforms_on_demand(a);
-    for (size_t c = 0; c < groups_of(a); c++) {
-        ldem_vec3 gc;
-        double gr, slack = group_slack(a, c);
-        /* The wall's depth is a distance (1-Lipschitz), so no node within gr of the
-         * group's centre is deeper than the centre's depth + gr. */
-        if (group_sphere(a, c, slack, &gc, &gr) && !(depth_only(&body, gc) + gr + margin > 0.0))
-            continue;
-        const double widen = slack * (1.0 + 1e-9) + margin;
-        for (uint64_t j = group_first(a, c); j < group_end(a, c); j++) {
+    wall_query q = {&body, margin};
+    node_run run;
+    for (size_t at = 0; next_run(a, &at, wall_may_reach, &q, &run);) {
+        const double widen = run.slack * (1.0 + 1e-9) + margin;
+        for (uint64_t j = run.first; j < run.end; j++) {
             uint64_t k = group_node(a, j);
             if (lazy && !(depth_only(&body, reference_node(a, j, k)) + widen > 0.0))
                 continue;

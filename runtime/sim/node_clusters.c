@@ -61,27 +61,44 @@ static void bounds(const ldem_nodes *n, const uint32_t *idx, size_t count, doubl
         }
 }
 
-/* Split idx[0..count) (starting at `first` in the order) until clusters are small enough. */
+/* The sphere about the box centre of idx[0..count) holding them all, a hair larger: the
+ * tests compare in other frames. */
+static void bounding_sphere(const ldem_nodes *n, const uint32_t *idx, uint32_t count,
+                            const double lo[3], const double hi[3], ldem_vec3 *centre,
+                            double *radius)
+{
+    *centre = ldem_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
+    double r2 = 0.0;
+    for (uint32_t j = 0; j < count; j++) {
+        ldem_vec3 p = ldem_vec3_make(coord(n, idx[j], 0), coord(n, idx[j], 1), coord(n, idx[j], 2));
+        r2 = fmax(r2, ldem_vec3_norm2(ldem_vec3_sub(p, *centre)));
+    }
+    *radius = sqrt(r2) * (1.0 + 1e-12) + 1e-300;
+}
+
+/* Split idx[0..count) (starting at `first` in the order), recording each split as a tree
+ * entry: the first range of at most LDEM_NODE_CLUSTER_SIZE nodes on the way down becomes a
+ * cluster, and the splits go on inside it down to LDEM_NODE_TREE_LEAF nodes. */
 static void split(const ldem_nodes *n, uint32_t *order, uint32_t first, uint32_t count,
-                  ldem_node_clusters *c)
+                  uint32_t cluster, ldem_node_clusters *c)
 {
     uint32_t *idx = order + first;
     double lo[3], hi[3];
     bounds(n, idx, count, lo, hi);
-    if (count <= LDEM_NODE_CLUSTER_SIZE) {
-        ldem_node_cluster *k = &c->cluster[c->count++];
-        k->centre = ldem_vec3_make(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]),
-                                   0.5 * (lo[2] + hi[2]));
-        double r2 = 0.0;
-        for (uint32_t j = 0; j < count; j++) {
-            ldem_vec3 p = ldem_vec3_make(coord(n, idx[j], 0), coord(n, idx[j], 1),
-                                         coord(n, idx[j], 2));
-            r2 = fmax(r2, ldem_vec3_norm2(ldem_vec3_sub(p, k->centre)));
-        }
-        /* A hair more than the largest distance: the tests compare in other frames. */
-        k->radius = sqrt(r2) * (1.0 + 1e-12) + 1e-300;
-        k->first = first;
-        k->count = count;
+    size_t at = c->tree_count++; /* the recursion below appends: keep the index */
+    ldem_node_tree_entry *e = &c->tree[at];
+    bounding_sphere(n, idx, count, lo, hi, &e->centre, &e->radius);
+    e->first = first;
+    e->count = count;
+    if (cluster == LDEM_NODE_NO_CLUSTER && count <= LDEM_NODE_CLUSTER_SIZE) {
+        cluster = (uint32_t)c->count;
+        c->cluster[c->count++] =
+            (ldem_node_cluster){.centre = e->centre, .radius = e->radius, .first = first,
+                                .count = count};
+    }
+    e->cluster = cluster;
+    if (count <= LDEM_NODE_TREE_LEAF) {
+        e->skip = (uint32_t)c->tree_count;
         return;
     }
     int axis = 0;
@@ -90,8 +107,9 @@ static void split(const ldem_nodes *n, uint32_t *order, uint32_t first, uint32_t
             axis = a;
     uint32_t half = count / 2;
     select_rank(n, idx, count, half, axis);
-    split(n, order, first, half, c);
-    split(n, order, first + half, count - half, c);
+    split(n, order, first, half, cluster, c);
+    split(n, order, first + half, count - half, cluster, c);
+    c->tree[at].skip = (uint32_t)c->tree_count;
 }
 
 int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, ldem_err *err)
@@ -102,19 +120,22 @@ int ldem_node_clusters_build(const ldem_nodes *nodes, ldem_node_clusters *out, l
                             "%llu surface nodes: node clusters hold at most 4294967295",
                             (unsigned long long)nodes->count);
     uint32_t count = (uint32_t)nodes->count;
-    /* Halving until ≤ SIZE gives fewer than 2 count / SIZE + 1 clusters. */
+    /* Halving until ≤ SIZE gives fewer than 2 count / SIZE + 1 clusters, and a binary
+     * tree over fewer than 2 count / LEAF + 1 leaves fewer than twice as many entries. */
     size_t most = 2 * (size_t)count / LDEM_NODE_CLUSTER_SIZE + 2;
+    size_t entries = 4 * (size_t)count / LDEM_NODE_TREE_LEAF + 4;
     out->order = malloc((count ? count : 1) * sizeof *out->order);
     out->cluster = malloc(most * sizeof *out->cluster);
+    out->tree = malloc(entries * sizeof *out->tree);
     out->position = malloc(3 * (count ? count : 1) * sizeof *out->position);
-    if (!out->order || !out->cluster || !out->position) {
+    if (!out->order || !out->cluster || !out->tree || !out->position) {
         ldem_node_clusters_free(out);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for node clusters");
     }
     for (uint32_t k = 0; k < count; k++)
         out->order[k] = k;
     if (count)
-        split(nodes, out->order, 0, count, out);
+        split(nodes, out->order, 0, count, LDEM_NODE_NO_CLUSTER, out);
     for (uint32_t j = 0; j < count; j++)
         memcpy(out->position + 3 * (size_t)j, nodes->position + 3 * (size_t)out->order[j],
                3 * sizeof *out->position);
@@ -248,6 +269,7 @@ void ldem_node_clusters_free(ldem_node_clusters *c)
 {
     free(c->order);
     free(c->cluster);
+    free(c->tree);
     free(c->position);
     free_mode_tables(c);
     *c = (ldem_node_clusters){0};

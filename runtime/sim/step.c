@@ -63,8 +63,8 @@ static int ensure_work(ldem_world *w, ldem_err *err)
     }
     ldem_step_work *k = w->work;
     size_t n = w->bodies.count;
-    /* Node clusters of every shape with nodes and the Lipschitz constants of every shape
-     * with modes, once (the shapes never change). */
+    /* Node clusters and band slopes of every shape with nodes and the Lipschitz constants
+     * of every shape with modes, once (the shapes never change). */
     for (size_t s = 0; s < w->nshapes; s++) {
         ldem_shape *sh = &w->shapes[s];
         if (sh->modes && !sh->lset_slopes) {
@@ -76,6 +76,11 @@ static int ensure_work(ldem_world *w, ldem_err *err)
                 sh->lset_slopes = NULL;
                 return rc;
             }
+        }
+        if (sh->nodes.count && !sh->band_slopes) {
+            if (!(sh->band_slopes = malloc(sizeof *sh->band_slopes)))
+                goto nomem;
+            ldem_lset_band_slopes_build(&sh->lset, sh->band_slopes);
         }
         if (sh->clusters || !sh->nodes.count)
             continue;

@@ -135,6 +135,7 @@ void ldem_world_free(ldem_world *w)
             ldem_lset_slopes_free(w->shapes[k].lset_slopes);
             free(w->shapes[k].lset_slopes);
         }
+        free(w->shapes[k].band_slopes);
         if (w->shapes[k].clusters) {
             ldem_node_clusters_free(w->shapes[k].clusters);
             free(w->shapes[k].clusters);

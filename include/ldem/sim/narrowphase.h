@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "ldem/err.h"
+#include "ldem/grid.h"
 #include "ldem/levelset.h"
 #include "ldem/modes.h"
 #include "ldem/quat.h"
@@ -108,6 +109,9 @@ typedef struct ldem_ls_grain {
      * ldem_node_clusters_slack capped by slack (the step computes it once per grain);
      * NULL: computed per query. */
     const double *group_slack;
+    /* Optional: the level set's band slopes (ldem_lset_band_slopes_build), with which the
+     * other grain's node tree skips the parts where φ keeps every node out. */
+    const ldem_lset_band_slopes *band_slopes;
 } ldem_ls_grain;
 
 /* A posed wall (current position). */

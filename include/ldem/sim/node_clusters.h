@@ -29,10 +29,29 @@ typedef struct ldem_node_cluster {
     uint32_t first, count;   /* members: order[first .. first + count) */
 } ldem_node_cluster;
 
+/* The median splits that made the clusters, continued inside each cluster down to
+ * LDEM_NODE_TREE_LEAF nodes, kept as a tree of bounding spheres in pre-order: an entry's
+ * subtree is entries [e + 1, skip) and its nodes order[first .. first + count); a leaf's
+ * skip is e + 1. A query walks it without a stack: into an entry that may reach, to skip
+ * past one that cannot, so a contact visits the nodes near the other body only. */
+#define LDEM_NODE_TREE_LEAF 8
+#define LDEM_NODE_NO_CLUSTER UINT32_MAX
+
+typedef struct ldem_node_tree_entry {
+    ldem_vec3 centre;        /* body frame */
+    double radius;           /* every node of the subtree within radius of centre */
+    uint32_t first, count;
+    uint32_t cluster;        /* the cluster holding the subtree, or LDEM_NODE_NO_CLUSTER
+                              * above the clusters */
+    uint32_t skip;
+} ldem_node_tree_entry;
+
 typedef struct ldem_node_clusters {
     uint32_t *order;         /* node indices grouped by cluster (a permutation of 0..n-1) */
     ldem_node_cluster *cluster;
     size_t count;
+    ldem_node_tree_entry *tree; /* NULL: the narrow phase tests every cluster in turn */
+    size_t tree_count;
     /* Copies in that order, so the node loops read memory front to back instead of
      * wherever order[] points (the loads were the loops' main cost): position[3j..3j+2]
      * is node order[j]'s reference position; mode_values, NULL until

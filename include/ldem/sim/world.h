@@ -25,6 +25,7 @@
 #include "ldem/contact/history.h"
 #include "ldem/contact/law.h"
 #include "ldem/err.h"
+#include "ldem/grid.h"
 #include "ldem/levelset.h"
 #include "ldem/modes.h"
 #include "ldem/quat.h"
@@ -78,6 +79,10 @@ typedef struct ldem_shape {
     /* The level set's slope ranges (ldem_lset_slopes_build), for the sign-aware remap filter: built
      * with the clusters for a shape with modes, malloc'd and owned by the world. */
     ldem_lset_slopes *lset_slopes;
+    /* How fast φ falls near the surface (ldem_lset_band_slopes_build), with which a contact
+     * walks the other grain's node tree only near this one's surface: built with the
+     * clusters, malloc'd and owned by the world. */
+    ldem_lset_band_slopes *band_slopes;
 } ldem_shape;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
