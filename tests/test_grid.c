@@ -150,3 +150,102 @@ Test(grid, lipschitz_of_a_signed_distance_is_one)
         cr_assert(lip[a] > 0.99 && lip[a] <= 1.0 + 1e-6, "axis %d: %.9g", a, lip[a]);
     ldem_lset_free(&ls);
 }
+
+/* Signed distances of a sphere (radius 2) and of a cube (half side 1.5, whose medial axis
+ * reaches its edges) on a grid of spacing 0.25 around them. */
+static ldem_lset distance_grid(int cube)
+{
+    ldem_lset ls = {
+        .dims = {25, 25, 25}, .origin = {-3.0, -3.0, -3.0}, .spacing = {0.25, 0.25, 0.25}};
+    ls.phi = malloc(25 * 25 * 25 * sizeof(float));
+    for (uint32_t k = 0; k < 25; k++)
+        for (uint32_t j = 0; j < 25; j++)
+            for (uint32_t i = 0; i < 25; i++) {
+                ldem_vec3 p = ldem_lset_node(&ls, i, j, k);
+                double d;
+                if (!cube) {
+                    d = ldem_vec3_norm(p) - 2.0;
+                } else {
+                    ldem_vec3 q = ldem_vec3_make(fabs(p.x) - 1.5, fabs(p.y) - 1.5, fabs(p.z) - 1.5);
+                    ldem_vec3 out = ldem_vec3_make(fmax(q.x, 0), fmax(q.y, 0), fmax(q.z, 0));
+                    d = ldem_vec3_norm(out) + fmin(fmax(q.x, fmax(q.y, q.z)), 0.0);
+                }
+                ls.phi[i + 25 * (j + 25 * k)] = (float)d;
+            }
+    return ls;
+}
+
+static double uniform01(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*state >> 11) * 0x1.0p-53;
+}
+
+/* The band slopes' bound (ldem_lset_ball_floor) holds: over random balls around both
+ * surfaces, a ball it clears for t ≥ 0 has no sampled point at or below t, its nearest
+ * point to the surface included (an independent brute-force minimum of the interpolant).
+ * Near a sphere's surface the slope is about 1 (1 + h/R at most) where the per-axis
+ * Lipschitz bound gives √3; the bound prunes most balls that are truly clear. */
+Test(grid, band_slopes_bound_phi_over_a_ball)
+{
+    for (int cube = 0; cube < 2; cube++) {
+        ldem_lset ls = distance_grid(cube);
+        ldem_lset_band_slopes s;
+        ldem_lset_band_slopes_build(&ls, &s);
+        cr_assert_eq(s.count, LDEM_LSET_BANDS);
+        cr_assert(isinf(s.band[s.count - 1]));
+        for (int b = 1; b < s.count; b++)
+            cr_assert(s.band[b] > s.band[b - 1] && s.slope[b] >= s.slope[b - 1]);
+        /* a cell's edges see the normal turn by about h/R: slopes within 1 + h/R */
+        if (!cube)
+            cr_assert(s.slope[0] > 0.99 && s.slope[2] < 1.0 + 0.25 / 2.0, "sphere: slopes %g, %g",
+                      s.slope[0], s.slope[2]);
+        uint64_t rng = 17 + (uint64_t)cube;
+        int cleared = 0, truly_clear = 0;
+        for (int trial = 0; trial < 4000; trial++) {
+            double t = trial % 3 ? 0.0 : 0.1 * uniform01(&rng);
+            double rho = 0.05 + 0.6 * uniform01(&rng);
+            ldem_vec3 q = ldem_vec3_make(6.0 * uniform01(&rng) - 3.0, 6.0 * uniform01(&rng) - 3.0,
+                                         6.0 * uniform01(&rng) - 3.0);
+            double phi_q;
+            ldem_vec3 g;
+            ldem_lset_sample(&ls, q, &phi_q, &g);
+            if (fabs(phi_q) > 1.5)
+                continue; /* keep to the surfaces */
+            double floor = ldem_lset_ball_floor(&s, phi_q, rho);
+            /* the interpolant's least value over the ball, sampled */
+            double least = INFINITY;
+            ldem_vec3 down = ldem_vec3_norm(g) > 0 ? ldem_vec3_scale(g, -1.0 / ldem_vec3_norm(g))
+                                                  : ldem_vec3_make(0, 0, 1);
+            for (int k = 0; k <= 400; k++) {
+                ldem_vec3 d;
+                if (k == 0) {
+                    d = down;
+                } else {
+                    d = ldem_vec3_make(2 * uniform01(&rng) - 1, 2 * uniform01(&rng) - 1,
+                                       2 * uniform01(&rng) - 1);
+                    if (ldem_vec3_norm(d) > 1.0 || ldem_vec3_norm(d) == 0.0)
+                        continue;
+                    if (k % 2)
+                        d = ldem_vec3_normalize(d); /* on the sphere */
+                }
+                double v;
+                ldem_lset_sample(&ls, ldem_vec3_axpy(rho, d, q), &v, NULL);
+                least = fmin(least, v);
+            }
+            if (floor > t) {
+                cleared++;
+                cr_assert(least > t, "%s: ball (%g, %g, %g) r %g cleared for t %g (floor %g) "
+                          "holds phi %g", cube ? "cube" : "sphere", q.x, q.y, q.z, rho, t, floor,
+                          least);
+            }
+            if (least > t + 0.2 * rho)
+                truly_clear++;
+        }
+        cr_log_info("%s: band slopes %.4f (band %.3f) .. %.4f; %d balls cleared of %d clear "
+                    "by a margin of 0.2 r", cube ? "cube" : "sphere", s.slope[0], s.band[0],
+                    s.slope[s.count - 1], cleared, truly_clear);
+        cr_assert_gt(cleared, truly_clear / 2, "the bound must prune most clear balls");
+        ldem_lset_free(&ls);
+    }
+}

@@ -744,7 +744,8 @@ static void assert_same_hits(const ldem_hits *x, const ldem_hits *y, const char 
 }
 
 /* The narrow phase with clusters finds exactly the hits of the plain loop, in the same
- * order, for rigid grains and for displaced nodes within the slack. */
+ * order, for rigid grains and for displaced nodes within the slack: walking the node
+ * tree with the band slopes' φ bound, and over the flat clusters. */
 Test(narrowphase, clusters_change_no_hit)
 {
     ldem_world w;
@@ -766,11 +767,19 @@ Test(narrowphase, clusters_change_no_hit)
         moved[3 * k + 1] = nd->position[3 * k + 1] + d.y;
         moved[3 * k + 2] = nd->position[3 * k + 2] + d.z;
     }
-    ldem_hits with = {0}, without = {0};
+    /* the same clusters without their tree: the flat walk over every cluster */
+    ldem_node_clusters fb = cb, fs = cs;
+    fb.tree = fs.tree = NULL;
+    fb.tree_count = fs.tree_count = 0;
+    ldem_lset_band_slopes bands_big, bands_small;
+    ldem_lset_band_slopes_build(&w.shapes[big].lset, &bands_big);
+    ldem_lset_band_slopes_build(&w.shapes[small].lset, &bands_small);
+    ldem_hits with = {0}, without = {0}, flat = {0};
     size_t total = 0;
     for (int pose = 0; pose < 40; pose++) {
         int displaced = pose % 2;
-        double overlap = 0.3 * uniform(&rng);
+        /* half the poses barely touching, where the tree prunes most */
+        double overlap = (pose % 4 < 2 ? 0.3 : 0.01) * uniform(&rng);
         ldem_vec3 xa = ldem_vec3_make(uniform(&rng), uniform(&rng), uniform(&rng));
         ldem_vec3 xb = ldem_vec3_axpy(1.7 - overlap, random_direction(&rng), xa);
         ldem_ls_grain a = grain_of(&w, big, xa, random_rotation(&rng));
@@ -780,14 +789,23 @@ Test(narrowphase, clusters_change_no_hit)
         ldem_ls_grain ac = a, bc = b;
         ac.clusters = &cb;
         ac.slack = displaced ? slack : 0.0;
+        ac.band_slopes = &bands_big;
         bc.clusters = &cs;
+        bc.band_slopes = &bands_small;
+        ldem_ls_grain af = ac, bf = bc;
+        af.clusters = &fb;
+        bf.clusters = &fs;
         cr_assert_eq(ldem_ls_pair_hits(&ac, &bc, &with, &err), LDEM_OK, "%s", err.msg);
         cr_assert_eq(ldem_ls_pair_hits(&a, &b, &without, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_ls_pair_hits(&af, &bf, &flat, &err), LDEM_OK, "%s", err.msg);
         assert_same_hits(&with, &without, "pair");
+        assert_same_hits(&flat, &without, "pair, flat clusters");
         total += with.count;
         cr_assert_eq(ldem_ls_sphere_hits(&ac, xb, 0.7, &with, &err), LDEM_OK);
         cr_assert_eq(ldem_ls_sphere_hits(&a, xb, 0.7, &without, &err), LDEM_OK);
+        cr_assert_eq(ldem_ls_sphere_hits(&af, xb, 0.7, &flat, &err), LDEM_OK);
         assert_same_hits(&with, &without, "sphere");
+        assert_same_hits(&flat, &without, "sphere, flat clusters");
         total += with.count;
         ldem_vec3 n = random_direction(&rng), across = random_direction(&rng);
         ldem_vec3 axis = ldem_vec3_normalize(ldem_vec3_cross(n, across));
@@ -800,14 +818,18 @@ Test(narrowphase, clusters_change_no_hit)
         for (int k = 0; k < 3; k++) {
             cr_assert_eq(ldem_ls_wall_hits(&ac, &walls[k], &with, &err), LDEM_OK);
             cr_assert_eq(ldem_ls_wall_hits(&a, &walls[k], &without, &err), LDEM_OK);
+            cr_assert_eq(ldem_ls_wall_hits(&af, &walls[k], &flat, &err), LDEM_OK);
             assert_same_hits(&with, &without, "wall");
+            assert_same_hits(&flat, &without, "wall, flat clusters");
             total += with.count;
         }
     }
-    cr_log_info("clusters: %zu hits over 40 poses, identical to the plain loop", total);
+    cr_log_info("clusters: %zu hits over 40 poses, identical to the plain loop with the "
+                "tree and without", total);
     cr_assert_gt(total, 2000u, "the poses must produce hits to compare");
     ldem_hits_free(&with);
     ldem_hits_free(&without);
+    ldem_hits_free(&flat);
     free(moved);
     ldem_node_clusters_free(&cb);
     ldem_node_clusters_free(&cs);
@@ -831,7 +853,8 @@ static ldem_ls_grain deformed_grain(const ldem_world *w, uint32_t shape, ldem_ve
 
 /* The remap filter (a node whose rigid φ0 is above what the remap can take from it,
  * ldem_levelset_remap_reach_max and _drop, is not inside the deformed grain) skips remaps
- * only: hits with it equal hits without it, bit for bit, for
+ * only, and so does the node tree's φ bound through it: hits with them equal hits without
+ * them (no band slopes, no filter), bit for bit, for
  * pairs of deformed grains in either role, compressed or stretched. */
 Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
 {
@@ -850,6 +873,9 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
     ldem_lset_slopes sl_big, sl_small;
     cr_assert_eq(ldem_lset_slopes_build(&w.shapes[big].lset, &sl_big, &err), LDEM_OK);
     cr_assert_eq(ldem_lset_slopes_build(&w.shapes[small].lset, &sl_small, &err), LDEM_OK);
+    ldem_lset_band_slopes bands_big, bands_small;
+    ldem_lset_band_slopes_build(&w.shapes[big].lset, &bands_big);
+    ldem_lset_band_slopes_build(&w.shapes[small].lset, &bands_small);
     ldem_hits with = {0}, without = {0};
     size_t total = 0;
     uint64_t rng = 91;
@@ -866,6 +892,9 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
         ldem_ls_grain af = a, bf = b;
         af.slopes = &sl_big;
         bf.slopes = &sl_small;
+        /* the tree's φ bound goes through the filter's reach on a deformed grain */
+        af.band_slopes = &bands_big;
+        bf.band_slopes = &bands_small;
         cr_assert_eq(ldem_ls_pair_hits(&af, &bf, &with, &err), LDEM_OK, "%s", err.msg);
         cr_assert_eq(ldem_ls_pair_hits(&a, &b, &without, &err), LDEM_OK, "%s", err.msg);
         assert_same_hits(&with, &without, "deformed pair");
@@ -873,8 +902,10 @@ Test(narrowphase, remap_filter_changes_no_hit, .timeout = 60)
         /* one rigid, one deformed: the filter acts on the deformed side only */
         ldem_ls_grain rigid = grain_of(&w, small, xb, b.q);
         rigid.clusters = &cs;
+        ldem_ls_grain rigid_plain = rigid;
+        rigid.band_slopes = &bands_small;
         cr_assert_eq(ldem_ls_pair_hits(&af, &rigid, &with, &err), LDEM_OK, "%s", err.msg);
-        cr_assert_eq(ldem_ls_pair_hits(&a, &rigid, &without, &err), LDEM_OK, "%s", err.msg);
+        cr_assert_eq(ldem_ls_pair_hits(&a, &rigid_plain, &without, &err), LDEM_OK, "%s", err.msg);
         assert_same_hits(&with, &without, "deformed and rigid");
         total += with.count;
     }

@@ -53,6 +53,66 @@ Test(node_clusters, clusters_partition_the_nodes)
     ldem_world_free(&w);
 }
 
+/* The node tree (guard of its structure): pre-order with skip indices, every entry's
+ * sphere holding its nodes, children splitting their parent's nodes, leaves of at most
+ * LDEM_NODE_TREE_LEAF nodes covering the order once, in order, each inside the cluster it
+ * names, and every cluster an entry of the tree. */
+Test(node_clusters, tree_holds_every_node_once)
+{
+    ldem_world w;
+    wf_world(&w, LDEM_LAW_LINEAR);
+    uint32_t shape = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
+    const ldem_nodes *nd = &w.shapes[shape].nodes;
+    ldem_node_clusters c;
+    ldem_err err;
+    cr_assert_eq(ldem_node_clusters_build(nd, &c, &err), LDEM_OK, "%s", err.msg);
+    cr_assert(c.tree && c.tree_count > 0);
+    cr_assert_eq(c.tree[0].first, 0u);
+    cr_assert_eq(c.tree[0].count, nd->count);
+    cr_assert_eq(c.tree[0].skip, c.tree_count);
+    uint64_t covered = 0;
+    size_t leaves = 0, clusters_seen = 0;
+    for (size_t e = 0; e < c.tree_count; e++) {
+        const ldem_node_tree_entry *t = &c.tree[e];
+        cr_assert(t->skip > e && t->skip <= c.tree_count);
+        for (uint32_t j = t->first; j < t->first + t->count; j++) {
+            uint32_t n = c.order[j];
+            ldem_vec3 p = ldem_vec3_make(nd->position[3 * n], nd->position[3 * n + 1],
+                                         nd->position[3 * n + 2]);
+            cr_assert_leq(ldem_vec3_dist(p, t->centre), t->radius, "entry %zu", e);
+        }
+        if (t->cluster != LDEM_NODE_NO_CLUSTER) {
+            const ldem_node_cluster *k = &c.cluster[t->cluster];
+            cr_assert(t->first >= k->first && t->first + t->count <= k->first + k->count);
+            if (t->first == k->first && t->count == k->count)
+                clusters_seen++;
+        } else {
+            cr_assert_gt(t->count, LDEM_NODE_CLUSTER_SIZE);
+        }
+        if (t->skip == e + 1) {
+            cr_assert(t->count >= 1 && t->count <= LDEM_NODE_TREE_LEAF);
+            cr_assert_neq(t->cluster, LDEM_NODE_NO_CLUSTER);
+            cr_assert_eq(t->first, covered, "leaves in order");
+            covered += t->count;
+            leaves++;
+        } else {
+            /* two children: the first right after, the second at its skip */
+            const ldem_node_tree_entry *l = &c.tree[e + 1], *r = &c.tree[l->skip];
+            cr_assert_lt(l->skip, t->skip);
+            cr_assert_eq(r->skip, t->skip);
+            cr_assert_eq(l->first, t->first);
+            cr_assert_eq(r->first, t->first + l->count);
+            cr_assert_eq(l->count + r->count, t->count);
+        }
+    }
+    cr_assert_eq(covered, nd->count);
+    cr_assert_eq(clusters_seen, c.count);
+    cr_log_info("tree: %zu entries, %zu leaves over %llu nodes, %zu clusters", c.tree_count,
+                leaves, (unsigned long long)nd->count, c.count);
+    ldem_node_clusters_free(&c);
+    ldem_world_free(&w);
+}
+
 static ldem_vec3 node_at_of(const ldem_nodes *n, uint64_t k)
 {
     return ldem_vec3_make(n->position[3 * k], n->position[3 * k + 1], n->position[3 * k + 2]);
