@@ -68,7 +68,8 @@ int ldem_nodes_decode(const ldem_section *s, const char *source, ldem_nodes *n, 
     if (!rc)
         rc = cursor_u64(&c, &n->ntriangles);
     /* Check the whole claimed size first, so corrupt counts fail before any allocation. */
-    uint64_t per_node = 7 * 8, node_bytes, tri_bytes;
+    /* zero first: mul_u64 sets them, but GCC's LTO warns it may not */
+    uint64_t per_node = 7 * 8, node_bytes = 0, tri_bytes = 0;
     if (!rc && (!mul_u64(n->count, per_node, &node_bytes) ||
                 !mul_u64(n->ntriangles, 12, &tri_bytes) ||
                 node_bytes > UINT64_MAX - tri_bytes))

@@ -150,7 +150,7 @@ static double computed_group_slack(const ldem_ls_grain *g, size_t c)
  * the caller has them, the grain's own (0) when it is rigid. */
 static inline double group_slack(const ldem_ls_grain *g, size_t c)
 {
-    if (g->group_slack)
+    if (g->group_slack && g->clusters) /* per cluster: without clusters c is the one group */
         return g->group_slack[c];
     if (!g->eps)
         return g->slack;

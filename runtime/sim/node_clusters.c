@@ -1,4 +1,5 @@
-/* node_clusters.c — surface nodes grouped by recursive median splits (ldem/sim/node_clusters.h). */
+/* node_clusters.c — surface nodes grouped by recursive median splits, kept as a tree
+ * (ldem/sim/node_clusters.h). */
 #include "ldem/sim/node_clusters.h"
 
 #include <math.h>
