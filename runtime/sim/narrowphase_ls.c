@@ -343,6 +343,7 @@ typedef struct pair_query {
      * holds no node inside. NULL bands: the reach alone decides. */
     const ldem_lset_band_slopes *bands;
     double floor_above;
+    double widen; /* a deformed into: how far the pull back can move a point (below) */
 } pair_query;
 
 /* A ball of from's body frame may hold a node inside `into`: within reach of its centre,
@@ -356,7 +357,8 @@ static int pair_may_reach(const void *ctx, ldem_vec3 centre, double radius)
         return 1;
     double phi;
     ldem_lset_sample(q->into->lset, ldem_vec3_add(apply(&q->rel, centre), q->t_rel), &phi, NULL);
-    return !(ldem_lset_ball_floor(q->bands, phi, radius * (1.0 + 1e-9)) > q->floor_above);
+    return !(ldem_lset_ball_floor(q->bands, phi, radius * (1.0 + 1e-9) + q->widen) >
+             q->floor_above);
 }
 
 /* Nodes of `from` inside `into`, appended with `side`. `sign` turns ∇φ_into into the
@@ -378,16 +380,25 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
     ldem_mat3 into_world = ldem_quat_to_mat3(into->q);
     remap_filter filter;
     remap_filter_init(&filter, into);
-    /* A node is a hit only where φ < 0, or for a filtered deformed grain where the rigid
-     * φ0 is at most the filter's reach; rounding of the frames and of φ is covered by a
-     * margin as in the filter. */
+    /* A node is a hit only where φ < 0. A deformed grain's φ is φ0 at the pulled-back point
+     * p − u, u evaluated wherever the pull back went (any number of steps), and |u| is at
+     * most U = Σα |εα| max|Φα| over the MODE grid: so φ over a ball of radius r is at least
+     * φ0's bound over the ball of radius r + U (a grid field; analytic and precomputed
+     * level sets leave the reach to decide). Rounding of the frames and of φ is covered
+     * by a margin as in the remap filter. */
     double rounding = 1e-9 * (1.0 + size_of(into) + size_of(from));
     if (into->band_slopes && (!into->modes || !into->eps)) {
         q.bands = into->band_slopes;
         q.floor_above = rounding;
-    } else if (into->band_slopes && filter.on) {
-        q.bands = into->band_slopes;
-        q.floor_above = filter.reach_max + rounding;
+    } else if (into->band_slopes && !into->family && into->modes->field == LDEM_MODE_FIELD_GRID) {
+        double u = 0.0;
+        for (uint32_t a = 0; a < into->modes->n; a++)
+            u += fabs(into->eps[a]) * into->modes->field_max[a];
+        if (isfinite(u)) {
+            q.bands = into->band_slopes;
+            q.floor_above = rounding;
+            q.widen = u * (1.0 + 1e-9) + rounding;
+        }
     }
     const int lazy = deforms_on_demand(from);
     size_t start = h->count;

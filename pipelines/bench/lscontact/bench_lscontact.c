@@ -337,7 +337,73 @@ static void place(const shape *s, const side *da, const side *db, pose *p, doubl
 
 /* ---- one configuration: a shape at one node count, rigid or deformable ---- */
 
+/* ---- YADE's choice, for comparison (rigid only) ----
+ * YADE's Ig2_LevelSet_LevelSet (pkg/levelSet, Duriez & Bonelli) is master-slave: only the
+ * nodes of the smaller body (here a: the shapes are equal) are tested, against the larger
+ * one's level set. Each node is mapped to the world, rejected when outside the overlap of
+ * the two bodies' axis-aligned bounds (here the boxes of their rotated grid corners),
+ * mapped into b's grid, rejected outside it, and sampled. Reimplemented here from that
+ * description (no YADE code), with a rotation matrix per query rather than a quaternion
+ * per node, so that the figure is YADE's algorithm at ldem's arithmetic: one side's
+ * nodes, no hierarchy. Its hits are a's nodes inside b, so they must be the side-0 hits of
+ * ldem_ls_pair_hits (checked). */
+static void world_box(const ldem_ls_grain *g, ldem_vec3 *lo, ldem_vec3 *hi)
+{
+    *lo = ldem_vec3_make(INFINITY, INFINITY, INFINITY);
+    *hi = ldem_vec3_neg(*lo);
+    for (int c = 0; c < 8; c++) {
+        ldem_vec3 corner;
+        double *x = &corner.x;
+        for (int a = 0; a < 3; a++)
+            x[a] = g->lset->origin[a] + ((c >> a) & 1) * (g->lset->dims[a] - 1) * g->lset->spacing[a];
+        ldem_vec3 w = ldem_vec3_add(g->x, ldem_quat_rotate(g->q, corner));
+        *lo = ldem_vec3_make(fmin(lo->x, w.x), fmin(lo->y, w.y), fmin(lo->z, w.z));
+        *hi = ldem_vec3_make(fmax(hi->x, w.x), fmax(hi->y, w.y), fmax(hi->z, w.z));
+    }
+}
+
+static ldem_vec3 mat_apply(const ldem_mat3 *r, ldem_vec3 v)
+{
+    return ldem_vec3_make(r->m[0][0] * v.x + r->m[0][1] * v.y + r->m[0][2] * v.z,
+                          r->m[1][0] * v.x + r->m[1][1] * v.y + r->m[1][2] * v.z,
+                          r->m[2][0] * v.x + r->m[2][1] * v.y + r->m[2][2] * v.z);
+}
+
+static size_t yade_query(const ldem_ls_grain *a, const ldem_ls_grain *b)
+{
+    ldem_vec3 alo, ahi, blo, bhi;
+    world_box(a, &alo, &ahi);
+    world_box(b, &blo, &bhi);
+    ldem_vec3 lo = ldem_vec3_make(fmax(alo.x, blo.x), fmax(alo.y, blo.y), fmax(alo.z, blo.z));
+    ldem_vec3 hi = ldem_vec3_make(fmin(ahi.x, bhi.x), fmin(ahi.y, bhi.y), fmin(ahi.z, bhi.z));
+    if (lo.x > hi.x || lo.y > hi.y || lo.z > hi.z)
+        return 0;
+    ldem_mat3 to_world = ldem_quat_to_mat3(a->q), to_b = ldem_quat_to_mat3(ldem_quat_conj(b->q));
+    size_t hits = 0;
+    for (uint64_t k = 0; k < a->nodes->count; k++) {
+        const double *x = a->nodes->position + 3 * k;
+        ldem_vec3 w = ldem_vec3_add(a->x, mat_apply(&to_world, ldem_vec3_make(x[0], x[1], x[2])));
+        if (w.x < lo.x || w.x > hi.x || w.y < lo.y || w.y > hi.y || w.z < lo.z || w.z > hi.z)
+            continue;
+        double phi;
+        if (ldem_lset_sample(b->lset, mat_apply(&to_b, ldem_vec3_sub(w, b->x)), &phi, NULL) &&
+            phi < 0.0)
+            hits++;
+    }
+    return hits;
+}
+
+static size_t side0_hits(const ldem_hits *h)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < h->count; k++)
+        n += !(h->hit[k].key >> 31);
+    return n;
+}
+
 typedef struct result {
+    double yade_ns;              /* rigid: YADE's master-slave loop (yade_query) */
+    int yade_mismatch;
     double ns[NMETHODS];         /* mean over poses of each pose's fastest batch */
     double hits, deepest_over_r; /* means over poses */
     double pose_ns[MAX_POSES][NMETHODS];
@@ -456,6 +522,27 @@ static void run_config(const shape *s, int deformable, int nposes, double overla
         }
     }
 
+    /* YADE's loop on the rigid poses: the same nodes of a inside b, timed alike. */
+    double yade_ns[MAX_POSES];
+    unsigned yade_inner[MAX_POSES];
+    for (int p = 0; p < nposes && !deformable; p++) {
+        clear_hits(&ref, 1);
+        query(&ga[p][BRUTE], &gb[p][BRUTE], &ref);
+        size_t want = side0_hits(&ref);
+        if (yade_query(&ga[p][BRUTE], &gb[p][BRUTE]) != want) {
+            fprintf(stderr, "bench_lscontact: %s: pose %d: YADE's loop finds %zu of a's nodes "
+                            "in b, ldem_ls_pair_hits %zu\n",
+                    s->path, p, yade_query(&ga[p][BRUTE], &gb[p][BRUTE]), want);
+            res->yade_mismatch = 1;
+        }
+        double t0 = now();
+        volatile size_t sink = yade_query(&ga[p][BRUTE], &gb[p][BRUTE]);
+        (void)sink;
+        double want_n = 20e-6 / fmax(now() - t0, 1e-9);
+        yade_inner[p] = want_n < 1.0 ? 1u : want_n > 20000.0 ? 20000u : (unsigned)want_n;
+        yade_ns[p] = INFINITY;
+    }
+
     /* Passes over every pose, each method in turn, until `seconds` (at least 3). */
     double start = now();
     for (int pass = 0; pass < 3 || now() - start < seconds; pass++)
@@ -467,7 +554,18 @@ static void run_config(const shape *s, int deformable, int nposes, double overla
                 double ns = 1e9 * (now() - t0) / inner[p][m];
                 if (ns < res->pose_ns[p][m])
                     res->pose_ns[p][m] = ns;
+                if (m == BRUTE && !deformable) {
+                    volatile size_t sink = 0;
+                    t0 = now();
+                    for (unsigned r = 0; r < yade_inner[p]; r++)
+                        sink += yade_query(&ga[p][BRUTE], &gb[p][BRUTE]);
+                    ns = 1e9 * (now() - t0) / yade_inner[p];
+                    if (ns < yade_ns[p])
+                        yade_ns[p] = ns;
+                }
             }
+    for (int p = 0; p < nposes && !deformable; p++)
+        res->yade_ns += yade_ns[p] / nposes;
     for (int p = 0; p < nposes; p++)
         for (int m = 0; m < NMETHODS; m++)
             res->ns[m] += res->pose_ns[p][m] / nposes;
@@ -588,18 +686,24 @@ int main(int argc, char **argv)
         result *res = calloc(2 * grains[g].nsizes, sizeof *res);
         if (!res)
             die("%s", "out of memory");
-        printf("\n%-8s %7s  %-10s %10s %10s %10s %7s %12s %10s\n", "shape", "nodes", "grain",
-               "tree ns", "flat ns", "brute ns", "hits", "brute/tree", "flat/tree");
+        printf("\n%-8s %7s  %-10s %10s %10s %10s %7s %12s %10s %10s\n", "shape", "nodes",
+               "grain", "tree ns", "flat ns", "brute ns", "hits", "brute/tree", "flat/tree",
+               "YADE ns");
         for (int def = 0; def < 2; def++)
             for (size_t z = 0; z < grains[g].nsizes; z++) {
                 const shape *s = &shapes[z];
                 result *r = &res[def * grains[g].nsizes + z];
                 run_config(s, def, nposes, overlap, strain, seconds, r);
                 failed |= r->mismatch;
-                printf("%-8s %7llu  %-10s %10.0f %10.0f %10.0f %7.1f %11.1fx %9.1fx%s\n", s->label,
-                       (unsigned long long)s->nodes.count, def ? "deformable" : "rigid",
+                failed |= r->yade_mismatch;
+                char yade[16] = "-";
+                if (!def)
+                    snprintf(yade, sizeof yade, "%.0f", r->yade_ns);
+                printf("%-8s %7llu  %-10s %10.0f %10.0f %10.0f %7.1f %11.1fx %9.1fx %10s%s\n",
+                       s->label, (unsigned long long)s->nodes.count, def ? "deformable" : "rigid",
                        r->ns[TREE], r->ns[FLAT], r->ns[BRUTE], r->hits, r->ns[BRUTE] / r->ns[TREE],
-                       r->ns[FLAT] / r->ns[TREE], r->mismatch ? "  HITS DIFFER" : "");
+                       r->ns[FLAT] / r->ns[TREE], yade,
+                       r->mismatch || r->yade_mismatch ? "  HITS DIFFER" : "");
                 fflush(stdout);
                 if (tsv) {
                     for (int p = 0; p < nposes; p++)
@@ -625,10 +729,13 @@ int main(int argc, char **argv)
                          *b = &res[def * grains[g].nsizes + last];
             double gt = b->ns[TREE] / a->ns[TREE], gf = b->ns[FLAT] / a->ns[FLAT],
                    gb = b->ns[BRUTE] / a->ns[BRUTE];
+            char yade[32] = "";
+            if (!def)
+                snprintf(yade, sizeof yade, "   YADE: %.2f", b->yade_ns / a->yade_ns);
             printf("%-8s %-10s growth %s->%s: %.2f (target <= 2.0: %s)   flat: %.2f   brute "
-                   "force: %.2f\n",
+                   "force: %.2f%s\n",
                    grains[g].label, def ? "deformable" : "rigid", k0, k1, gt,
-                   gt <= 2.0 ? "met" : "NOT met", gf, gb);
+                   gt <= 2.0 ? "met" : "NOT met", gf, gb, yade);
             if (tsv)
                 fprintf(tsv, "growth\t%s\t%llu->%llu\t%s\t-\t%.3f\t%.3f\t%.3f\t-\t-\t-\t-\n",
                         grains[g].label, (unsigned long long)shapes[0].nodes.count,
