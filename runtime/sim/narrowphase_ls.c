@@ -331,6 +331,11 @@ static int remap_filter_skips(remap_filter *f, ldem_vec3 p)
     return phi0 > f->slot[k].drop;
 }
 
+/* The φ bound is tried on balls of at most this fraction of the other grain's reach: a
+ * larger ball near the contact almost never clears, and its sample costs more than the
+ * reach test it follows (bench/lscontact: 2k-node grains 10-20 % faster, 40k the same). */
+#define PHI_TEST_RADIUS 0.25
+
 /* What a node of `from` needs to be inside `into`, in `from`'s body frame. */
 typedef struct pair_query {
     const ldem_ls_grain *into;
@@ -344,6 +349,7 @@ typedef struct pair_query {
     const ldem_lset_band_slopes *bands;
     double floor_above;
     double widen; /* a deformed into: how far the pull back can move a point (below) */
+    double phi_radius;    /* larger balls skip the φ bound (PHI_TEST_RADIUS) */
 } pair_query;
 
 /* A ball of from's body frame may hold a node inside `into`: within reach of its centre,
@@ -353,7 +359,7 @@ static int pair_may_reach(const void *ctx, ldem_vec3 centre, double radius)
     const pair_query *q = ctx;
     if (ldem_vec3_norm(ldem_vec3_sub(centre, q->centre)) >= q->reach + radius)
         return 0;
-    if (!q->bands)
+    if (!q->bands || radius > q->phi_radius)
         return 1;
     double phi;
     ldem_lset_sample(q->into->lset, ldem_vec3_add(apply(&q->rel, centre), q->t_rel), &phi, NULL);
@@ -387,6 +393,7 @@ static int nodes_inside(const ldem_ls_grain *from, const ldem_ls_grain *into, ui
      * level sets leave the reach to decide). Rounding of the frames and of φ is covered
      * by a margin as in the remap filter. */
     double rounding = 1e-9 * (1.0 + size_of(into) + size_of(from));
+    q.phi_radius = PHI_TEST_RADIUS * q.reach;
     if (into->band_slopes && (!into->modes || !into->eps)) {
         q.bands = into->band_slopes;
         q.floor_above = rounding;
