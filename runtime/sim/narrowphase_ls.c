@@ -344,8 +344,9 @@ typedef struct pair_query {
     ldem_mat3 rel;           /* from's body frame to into's: p ↦ rel p + t_rel */
     ldem_vec3 t_rel;
     /* The φ bound over a ball (ldem_lset_ball_floor), when into's level set has band
-     * slopes and is rigid or filtered: a ball whose bound on φ0 is above `floor_above`
-     * holds no node inside. NULL bands: the reach alone decides. */
+     * slopes and is rigid or deformed by a grid field: a ball whose bound on φ0, over the
+     * ball grown by `widen`, is above `floor_above` holds no node inside. NULL bands: the
+     * reach alone decides. */
     const ldem_lset_band_slopes *bands;
     double floor_above;
     double widen; /* a deformed into: how far the pull back can move a point (below) */
