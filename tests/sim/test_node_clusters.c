@@ -12,16 +12,23 @@
 #include "ldem/sim/node_clusters.h"
 #include "world_fixture.h"
 
+/* A level-set sphere's nodes (radius 1, h 0.05) in a fresh world, and their clusters. */
+static const ldem_nodes *sphere_clusters(ldem_world *w, ldem_node_clusters *c)
+{
+    wf_world(w, LDEM_LAW_LINEAR);
+    uint32_t shape = wf_add_ls_sphere_shape(w, 1.0, 0.05, 3);
+    const ldem_nodes *nd = &w->shapes[shape].nodes;
+    ldem_err err;
+    cr_assert_eq(ldem_node_clusters_build(nd, c, &err), LDEM_OK, "%s", err.msg);
+    return nd;
+}
+
 /* Every node in exactly one cluster, within its radius; clusters small. */
 Test(node_clusters, clusters_partition_the_nodes)
 {
     ldem_world w;
-    wf_world(&w, LDEM_LAW_LINEAR);
-    uint32_t shape = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
-    const ldem_nodes *nd = &w.shapes[shape].nodes;
     ldem_node_clusters c;
-    ldem_err err;
-    cr_assert_eq(ldem_node_clusters_build(nd, &c, &err), LDEM_OK, "%s", err.msg);
+    const ldem_nodes *nd = sphere_clusters(&w, &c);
     unsigned char *seen = calloc(nd->count, 1);
     size_t members = 0;
     double mean_radius = 0.0;
@@ -60,12 +67,8 @@ Test(node_clusters, clusters_partition_the_nodes)
 Test(node_clusters, tree_holds_every_node_once)
 {
     ldem_world w;
-    wf_world(&w, LDEM_LAW_LINEAR);
-    uint32_t shape = wf_add_ls_sphere_shape(&w, 1.0, 0.05, 3);
-    const ldem_nodes *nd = &w.shapes[shape].nodes;
     ldem_node_clusters c;
-    ldem_err err;
-    cr_assert_eq(ldem_node_clusters_build(nd, &c, &err), LDEM_OK, "%s", err.msg);
+    const ldem_nodes *nd = sphere_clusters(&w, &c);
     cr_assert(c.tree && c.tree_count > 0);
     cr_assert_eq(c.tree[0].first, 0u);
     cr_assert_eq(c.tree[0].count, nd->count);
