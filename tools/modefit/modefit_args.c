@@ -19,6 +19,8 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: modefit --mesh MESH --snapshots RESULTS --E E --nu NU [options] < grain.ldg > out.ldg\n"
         "       modefit --analytic beam-bending --length L --axis x --E E --nu NU [options]\n"
+        "       modefit --mesh MESH --eigen N --E E --nu NU [options] < grain.ldg > out.ldg\n"
+        "       modefit --mesh MESH --contact-modes K --E E --nu NU [options] < grain.ldg > out.ldg\n"
         "Build a grain's deformation modes, their generalized stiffness K and mass M and the\n"
         "modal damping, and add them to its bundle (MODE, KMAT, MMAT, DAMP). The FEM model must\n"
         "be in the frame lsgen was given the geometry in.\n"
@@ -36,6 +38,8 @@ static void usage(FILE *out)
         "  --single-index N     single: use snapshot N (1-based) instead of the largest\n"
         "  --prune TOL          difference: drop modes below TOL of their norm (default 1e-3)\n"
         "  --inner euclidean|mass   POD inner product (default euclidean)\n"
+        );
+    fprintf(out,
         "  --cubic sum|copies   symmetrize each snapshot u under the axis permutations\n"
         "                       P in {I, C, C^2}, C (x,y,z) -> (y,z,x), about the FEM frame's\n"
         "                       origin: u_P(x) = P u(P^T x) (a two-plate z-compaction then\n"
@@ -49,6 +53,22 @@ static void usage(FILE *out)
         "                       --normalize point and axis rotated by its P, and POD sees all\n"
         "                       of them. -v reports where the rotated mesh nodes fell and,\n"
         "                       for sum, the mode at the mesh's six poles\n"
+        );
+    fprintf(out,
+        "Modefit's own FE analyses (sparse K and M on the mesh, CHOLMOD, ARPACK):\n"
+        "  --eigen N            the N lowest elastic free-free vibration modes (the six\n"
+        "                       rigid ones found and skipped), M-orthonormal: K = omega^2,\n"
+        "                       M = 1 unless --normalize rescales them\n"
+        "  --contact-modes K    snapshots: the static responses to K pairs of opposite\n"
+        "                       Hertz pressure patches (unit force each, balanced by\n"
+        "                       inertia relief), along the grain's three principal axes, then\n"
+        "                       a Fibonacci lattice of directions; then --method as for FEM\n"
+        "                       snapshots (pod by default)\n"
+        "  --patch-radius A     contact patch radius (default 0.2 of the volume-equivalent\n"
+        "                       radius)\n"
+        "  Without --mesh, Gmsh meshes the bundle's surface triangles (remeshed, then 10-node\n"
+        "  tets by Delaunay):\n"
+        "  --mesh-size H        element size (default 0.3 of the volume-equivalent radius)\n"
         "Analytic modes:\n"
         "  --analytic beam-bending --length L --axis x|y|z [--deflect x|y|z]\n"
         "                       Henzel eq. 51 along the grain's body axes (as lsgen wrote\n"
@@ -204,7 +224,7 @@ enum {
     OPT_SINGLE_INDEX, OPT_PRUNE, OPT_INNER, OPT_ANALYTIC, OPT_LENGTH, OPT_AXIS, OPT_DEFLECT,
     OPT_DEPTH, OPT_E, OPT_NU, OPT_DENSITY, OPT_KEEP_RIGID, OPT_ORTHOGONALIZE, OPT_NORMALIZE,
     OPT_DAMPING, OPT_SPECTRUM, OPT_SPECTRUM_PNG, OPT_SNAPSHOT_TABLE, OPT_THREADS, OPT_VERSION,
-    OPT_CUBIC
+    OPT_CUBIC, OPT_EIGEN, OPT_CONTACT, OPT_PATCH_RADIUS, OPT_MESH_SIZE
 };
 
 static const struct option long_options[] = {
@@ -218,6 +238,10 @@ static const struct option long_options[] = {
     {"prune", required_argument, NULL, OPT_PRUNE},
     {"inner", required_argument, NULL, OPT_INNER},
     {"cubic", required_argument, NULL, OPT_CUBIC},
+    {"eigen", required_argument, NULL, OPT_EIGEN},
+    {"contact-modes", required_argument, NULL, OPT_CONTACT},
+    {"patch-radius", required_argument, NULL, OPT_PATCH_RADIUS},
+    {"mesh-size", required_argument, NULL, OPT_MESH_SIZE},
     {"analytic", required_argument, NULL, OPT_ANALYTIC},
     {"length", required_argument, NULL, OPT_LENGTH},
     {"axis", required_argument, NULL, OPT_AXIS},
@@ -246,7 +270,7 @@ static const struct option long_options[] = {
 /* Which options were given, for the cross-checks. */
 typedef struct seen {
     int modes, energy, single_index, prune, inner, step, method, length, axis, deflect, depth,
-        E, nu, cubic;
+        E, nu, cubic, patch_radius, mesh_size;
 } seen;
 
 static int handle(int c, const char *arg, modefit_options *o, seen *s)
@@ -311,6 +335,14 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
         else
             return ldem_usage_error("--cubic: expected sum or copies, got '%s'", arg);
         return 0;
+    case OPT_EIGEN: return parse_long("eigen", arg, 1, 10000, &o->eigen);
+    case OPT_CONTACT: return parse_long("contact-modes", arg, 1, 10000, &o->contact);
+    case OPT_PATCH_RADIUS:
+        s->patch_radius = 1;
+        return parse_positive("patch-radius", arg, &o->patch_radius);
+    case OPT_MESH_SIZE:
+        s->mesh_size = 1;
+        return parse_positive("mesh-size", arg, &o->mesh_size);
     case OPT_ANALYTIC:
         if (strcmp(arg, "beam-bending") != 0)
             return ldem_usage_error("--analytic: unknown mode '%s' (available: beam-bending)", arg);
@@ -367,6 +399,33 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     }
 }
 
+static int check_method(const modefit_options *o, const seen *s);
+
+/* --eigen and --contact-modes: modefit solves on the mesh itself. */
+static int cross_check_solve(modefit_options *o, const seen *s)
+{
+    const char *what = o->eigen ? "--eigen" : "--contact-modes";
+    if (o->eigen && o->contact)
+        return ldem_usage_error("give --eigen or --contact-modes, not both (run modefit twice)");
+    if (o->snap_path)
+        return ldem_usage_error("%s computes its own fields on the mesh: drop --snapshots", what);
+    if (o->mesh_path && s->mesh_size)
+        return ldem_usage_error("--mesh-size sizes the mesh Gmsh makes without --mesh: drop one");
+    if (s->step || s->cubic)
+        return ldem_usage_error("--step and --cubic apply to FEM snapshots read from a file");
+    if (o->eigen) {
+        if (s->method || s->modes || s->energy || s->single_index || s->prune || s->inner ||
+            s->patch_radius)
+            return ldem_usage_error("--eigen N makes N modes: drop --method, --modes, --energy, "
+                                    "--single-index, --prune, --inner and --patch-radius");
+        if (o->spectrum || o->spectrum_png || o->snapshot_table)
+            return ldem_usage_error("--spectrum, --spectrum-png and --snapshot-table report "
+                                    "snapshots; --eigen has none (-v prints the frequencies)");
+        return 0;
+    }
+    return check_method(o, s);
+}
+
 /* Options that only make sense together. */
 static int cross_check(modefit_options *o, const seen *s)
 {
@@ -391,6 +450,10 @@ static int cross_check(modefit_options *o, const seen *s)
     }
     if (s->length || s->axis || s->deflect || s->depth)
         return ldem_usage_error("--length, --axis, --deflect and --depth go with --analytic");
+    if (o->eigen || o->contact)
+        return cross_check_solve(o, s);
+    if (s->patch_radius || s->mesh_size)
+        return ldem_usage_error("--patch-radius and --mesh-size go with --contact-modes or --eigen");
     if (!o->snap_path) {
         if (o->mesh_path && strstr(o->mesh_path, ".msh"))
             o->snap_path = o->mesh_path;
@@ -403,6 +466,12 @@ static int cross_check(modefit_options *o, const seen *s)
                         o->snap_path);
         o->mesh_path = o->snap_path;
     }
+    return check_method(o, s);
+}
+
+/* What each --method accepts. */
+static int check_method(const modefit_options *o, const seen *s)
+{
     if (o->method != METHOD_POD && (s->energy || s->inner))
         return ldem_usage_error("--energy and --inner apply to --method pod");
     if (o->method != METHOD_SINGLE && s->single_index)

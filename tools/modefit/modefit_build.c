@@ -14,6 +14,7 @@
 #include "basis.h"
 #include "fe_integrate.h"
 #include "modefit_cli.h"
+#include "modefit_solve.h"
 #include "ldem/log.h"
 
 /* The mass-weighted inner product ∫ rho a·b dV and the strain energy product
@@ -517,14 +518,10 @@ static void report_poles(const modefit_basis *b)
     }
 }
 
-static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
+/* Snapshots on the mesh (read, or made by --contact-modes) → the basis, K and M. */
+static int build_from_snapshots(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
-    b->copies = 1;
-    int rc = read_fem(o, b, err);
-    if (!rc)
-        rc = fe_locator_build(&b->mesh, &b->loc, err);
-    if (rc)
-        return rc;
+    int rc = LDEM_OK;
     size_t ns = b->snaps.count, ndof = 3 * b->mesh.nnodes;
     b->fdof = ndof;
     double volume, second[3][3];
@@ -573,6 +570,47 @@ static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
         rc = normalize_fe(o, b, err);
     if (!rc && o->cubic == CUBIC_SUM)
         report_poles(b);
+    return rc;
+}
+
+static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
+{
+    b->copies = 1;
+    int rc = read_fem(o, b, err);
+    if (!rc)
+        rc = fe_locator_build(&b->mesh, &b->loc, err);
+    if (!rc)
+        rc = build_from_snapshots(o, b, err);
+    return rc;
+}
+
+/* --eigen: the modes are the vibration modes themselves, free of rigid motion and
+ * M-orthonormal (K = diag(ω²), M = I unless --normalize rescales them). */
+static int build_eigen(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                       ldem_err *err)
+{
+    int rc = modefit_solve_mesh(o, g, b, err);
+    if (!rc)
+        rc = modefit_eigen_basis(o, b, err);
+    if (!rc) {
+        b->K = malloc(b->count * b->count * sizeof *b->K);
+        b->M = malloc(b->count * b->count * sizeof *b->M);
+        rc = (!b->K || !b->M) ? modefit_nomem(err) : fe_matrices(o, b, err);
+    }
+    if (!rc && o->normalize)
+        rc = normalize_fe(o, b, err);
+    return rc;
+}
+
+/* --contact-modes: static responses to patch pairs are the snapshots. */
+static int build_contact(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                         ldem_err *err)
+{
+    int rc = modefit_solve_mesh(o, g, b, err);
+    if (!rc)
+        rc = modefit_contact_snapshots(o, g, b, err);
+    if (!rc)
+        rc = build_from_snapshots(o, b, err);
     return rc;
 }
 
@@ -685,7 +723,10 @@ int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basi
 {
     memset(b, 0, sizeof *b);
     b->rho = o->density > 0 ? o->density : g->body.density;
-    int rc = o->analytic ? build_analytic(o, g, b, err) : build_fe(o, b, err);
+    int rc = o->analytic ? build_analytic(o, g, b, err)
+             : o->eigen    ? build_eigen(o, g, b, err)
+             : o->contact  ? build_contact(o, g, b, err)
+                           : build_fe(o, b, err);
     if (!rc)
         rc = check_stiffness(o, g, b, err);
     if (!rc)

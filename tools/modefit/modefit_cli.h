@@ -28,6 +28,10 @@ typedef struct modefit_options {
     double prune;                      /* difference modes: relative pruning threshold */
     int inner;                         /* POD inner product, enum modefit_inner */
     int cubic;                         /* enum cubic_kind: symmetrize the snapshots */
+    long eigen;                        /* --eigen N: N free-free modes (0: not asked) */
+    long contact;                      /* --contact-modes K: K patch pairs (0: not asked) */
+    double patch_radius;               /* --patch-radius (0: the default) */
+    double mesh_size;                  /* --mesh-size without --mesh (0: the default) */
     int analytic;                      /* 0, or enum analytic_kind */
     double length;
     int axis, deflect;                 /* 0..2; deflect -1 = default */

@@ -19,6 +19,7 @@
 #include "femesh_io.h"
 #include "gmsh_io.h"
 #include "gmsh_private.h"
+#include "msh_volume.h"
 #include "ldem/log.h"
 
 /* Gmsh element types (Gmsh manual, "MSH file format"). */
@@ -406,6 +407,28 @@ static int load(const char *path, fe_mesh *m, fe_snapshots *s, long select, ldem
     free(ids);
     free(perm);
     gmshClear(&ierr); /* the views and mesh are ours now: do not keep two copies */
+    return st;
+}
+
+int msh_collect_model(const char *what, fe_mesh *m, ldem_err *err)
+{
+    memset(m, 0, sizeof *m);
+    int type = 0;
+    long *ids = NULL;
+    size_t *perm = NULL;
+    int st = tet_type(what, &type, err);
+    if (!st)
+        st = copy_nodes(what, m, err);
+    if (!st)
+        st = fe_node_sort(m, what, &ids, &perm, err);
+    if (!st)
+        st = copy_tets(what, type, ids, perm, m, err);
+    if (!st)
+        st = fe_mesh_check(m, what, err);
+    free(ids);
+    free(perm);
+    if (st)
+        fe_mesh_free(m);
     return st;
 }
 
