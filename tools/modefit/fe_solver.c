@@ -102,7 +102,21 @@ int fe_solver_solve(fe_solver *f, const double *b, double *x, size_t nrhs, ldem_
 
 double fe_solver_factor_bytes(const fe_solver *f)
 {
-    /* Values and row indices of L, 8 bytes each. */
-    double entries = f->L->is_super ? (double)f->L->xsize : (double)f->L->nzmax;
-    return 16.0 * entries;
+    /* Supernodal: the values, and row indices shared by each supernode's columns;
+     * simplicial: a value and a row index per entry. */
+    if (f->L->is_super)
+        return 8.0 * ((double)f->L->xsize + (double)f->L->ssize);
+    return 16.0 * (double)f->L->nzmax;
+}
+
+const char *fe_solver_ordering(const fe_solver *f)
+{
+    switch (f->L->ordering) {
+    case CHOLMOD_NATURAL: return "natural";
+    case CHOLMOD_AMD: return "AMD";
+    case CHOLMOD_METIS: return "METIS";
+    case CHOLMOD_NESDIS: return "nested dissection";
+    case CHOLMOD_COLAMD: return "COLAMD";
+    default: return "given";
+    }
 }

@@ -24,4 +24,7 @@ int fe_solver_solve(fe_solver *f, const double *b, double *x, size_t nrhs, ldem_
 /* Bytes the factor holds (for the log: the memory a large mesh costs). */
 double fe_solver_factor_bytes(const fe_solver *f);
 
+/* The fill-reducing ordering CHOLMOD chose (it tries AMD and METIS, keeps the sparser). */
+const char *fe_solver_ordering(const fe_solver *f);
+
 #endif

@@ -117,8 +117,8 @@ static int factor_system(const modefit_options *o, const modefit_basis *b, fe_sp
     ldem_info("K and M: %zu unknowns, %zu stored entries each", S->n, S->nnz);
     rc = fe_solver_factor(S, *shift, f, err);
     if (!rc)
-        ldem_info("K + sM factored by CHOLMOD (s = %.3g): %.1f MB", *shift,
-                  fe_solver_factor_bytes(*f) / 1e6);
+        ldem_info("K + sM factored by CHOLMOD (s = %.3g, %s ordering): %.1f MB", *shift,
+                  fe_solver_ordering(*f), fe_solver_factor_bytes(*f) / 1e6);
     return rc;
 }
 
