@@ -87,6 +87,21 @@ static int fill_meta(const lsgen_options *o, const char *name, const char *sourc
         rc = set_meta_number(m, "lsgen.pad", o->pad, err);
     if (!rc)
         rc = set_meta_number(m, "lsgen.node_spacing", o->node_spacing, err);
+    /* modefit reads these two: it moves a FEM mesh of the untransformed geometry the same
+     * way (modefit_frame.c). Written only when given, so other bundles keep their bytes. */
+    if (!rc && o->transformed)
+        rc = set_meta_number(m, "lsgen.scale", o->scale, err);
+    if (!rc && o->transformed) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g", o->translate[0], o->translate[1],
+                 o->translate[2]);
+        rc = ldem_meta_set(m, "lsgen.translate", buf, err);
+    }
+    /* "default": BODY's mass and inertia are per unit density, and modefit says so. */
+    if (!rc && o->density_given)
+        rc = set_meta_number(m, "lsgen.density", o->density, err);
+    else if (!rc)
+        rc = ldem_meta_set(m, "lsgen.density", "default", err);
     return rc;
 }
 
@@ -148,8 +163,9 @@ static int run_shape(lsgen_options *o, lsgen_result *r, ldem_err *err)
 
     lsgen_shape_mass mass;
     lsgen_shape_mass_props(s, &mass);
-    const double zero[3] = {0, 0, 0};
-    fill_body(o, mass.volume, mass.inertia, zero, ldem_quat_identity(), &r->body);
+    /* The shape is its own body frame; --translate puts its centre there in the geometry
+     * frame (--scale already grew its dimensions: lsgen_args.c). */
+    fill_body(o, mass.volume, mass.inertia, o->translate, ldem_quat_identity(), &r->body);
 
     char source[160];
     const char *name = lsgen_shape_name(s->kind);
@@ -159,6 +175,18 @@ static int run_shape(lsgen_options *o, lsgen_result *r, ldem_err *err)
     if (!rc)
         rc = ldem_meta_set(&r->meta, "lsgen.shape", name, err);
     return rc;
+}
+
+/* --scale and --translate, before anything else sees the geometry: x -> S x + T. */
+static void transform_mesh(const lsgen_options *o, ldem_trimesh *m)
+{
+    if (!o->transformed)
+        return;
+    for (size_t i = 0; i < m->nverts; i++)
+        for (int d = 0; d < 3; d++)
+            m->xyz[3 * i + d] = o->scale * m->xyz[3 * i + d] + o->translate[d];
+    ldem_info("%s: geometry scaled by %.9g and moved by (%.9g, %.9g, %.9g)", o->mesh_path,
+              o->scale, o->translate[0], o->translate[1], o->translate[2]);
 }
 
 /* Move the mesh into its body frame: x_body = R^T (x - centroid). */
@@ -300,7 +328,11 @@ static int run_mesh(lsgen_options *o, size_t gmsh_memory, lsgen_result *r, ldem_
     double mesh_size = o->mesh_size ? o->mesh_size
                        : o->node_spacing ? 0.5 * o->node_spacing
                                          : 0.5 * o->h;
-    int rc = lsgen_gmsh_read_surface_bounded(o->mesh_path, mesh_size, &gmsh_budget, &mesh, err);
+    /* Gmsh meshes CAD in the file's units; the sizes are given in the output's. */
+    int rc = lsgen_gmsh_read_surface_bounded(o->mesh_path, mesh_size / o->scale, &gmsh_budget,
+                                             &mesh, err);
+    if (!rc)
+        transform_mesh(o, &mesh);
     if (!rc)
         rc = mesh_geometry(o, &mesh, r, err);
     lsgen_bvh *bvh = NULL;
@@ -342,6 +374,11 @@ int main(int argc, char **argv)
                        : run_shape(&o, &r, &err);
     if (!rc)
         rc = lsgen_write_outputs(&o, &r, &err);
+    /* Once, and last: a refusal stays the one error line it is. */
+    if (!rc && !o.density_given)
+        ldem_warn("no --density: mass and inertia assume density 1 (BODY; META "
+                  "lsgen.density=default), and modefit's mass matrix follows unless it is "
+                  "given --density");
     lsgen_result_free(&r);
     lsgen_options_free(&o);
     if (rc) {

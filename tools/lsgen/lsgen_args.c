@@ -49,8 +49,17 @@ static void usage(FILE *out)
         "                       past it Gmsh is stopped and lsgen exits with status 2.\n"
         "                       Gmsh runs in a child process whose memory is limited by\n"
         "                       --max-memory\n"
+        "Frame:\n"
+        "  --scale S            multiply the input geometry by S (e.g. 1000: a CAD file in m\n"
+        "                       for a grain in mm); shapes' dimensions are scaled alike\n"
+        "  --translate X,Y,Z    then move it by (X,Y,Z); a shape's centre goes there\n"
+        "                       (x -> S x + T before anything else; BODY's centroid is in\n"
+        "                       that frame). Both are recorded in META, and modefit moves a\n"
+        "                       FEM mesh of the untransformed geometry the same way\n"
+        "                       (--h, --node-spacing and --mesh-size are in output units)\n"
         "Body:\n"
-        "  --density RHO        mass density (default 1)\n"
+        "  --density RHO        mass density; without it BODY's mass and inertia assume 1,\n"
+        "                       with a warning (and modefit's mass matrix follows)\n"
         "  --unit NAME          length unit recorded in META (default 1, i.e. unitless)\n"
         "  --name NAME          grain name in META (default: shape or file name)\n"
         "Output:\n"
@@ -116,6 +125,21 @@ static int parse_count(const char *opt, const char *arg, long max, long *v)
     return 0;
 }
 
+/* "x,y,z": exactly three finite numbers of any sign. */
+static int parse_vector(const char *opt, const char *arg, double v[3])
+{
+    const char *p = arg;
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        errno = 0;
+        v[k] = strtod(p, &end);
+        if (end == p || errno == ERANGE || !isfinite(v[k]) || (k < 2 ? *end != ',' : *end))
+            return ldem_usage_error("--%s: expected X,Y,Z (three numbers), got '%s'", opt, arg);
+        p = end + 1;
+    }
+    return 0;
+}
+
 /* Which shape options were given, to check them against the shape afterwards. */
 typedef struct shape_args {
     int radius, axes, size, rounding, length, eps;
@@ -174,6 +198,10 @@ static int build_shape(lsgen_options *o, const shape_args *a)
         s->eps[1] = a->eps_v[1];
         break;
     }
+    /* --scale makes the shape that much larger: every length, rounding included. */
+    for (int d = 0; d < 3; d++)
+        s->semi[d] *= o->scale;
+    s->rounding *= o->scale;
     const struct { int given, allowed; const char *opt; } checks[] = {
         {a->radius, allowed_radius, "--radius"}, {a->axes, allowed_axes, "--axes"},
         {a->size, allowed_size, "--size"},       {a->rounding, allowed_size, "--rounding"},
@@ -193,7 +221,8 @@ static int build_shape(lsgen_options *o, const shape_args *a)
 enum {
     OPT_RADIUS = 256, OPT_AXES, OPT_SIZE, OPT_ROUNDING, OPT_LENGTH, OPT_EPS, OPT_H, OPT_PAD,
     OPT_NODE_SPACING, OPT_FEATURE, OPT_MESH_SIZE, OPT_TIMEOUT, OPT_DENSITY, OPT_UNIT, OPT_NAME,
-    OPT_VTI, OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_MAX_MEMORY, OPT_VERSION
+    OPT_VTI, OPT_VTU, OPT_ENCODING, OPT_THREADS, OPT_PROGRESS, OPT_MAX_MEMORY, OPT_VERSION,
+    OPT_SCALE, OPT_TRANSLATE
 };
 
 int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
@@ -212,6 +241,8 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
         {"mesh-size", required_argument, NULL, OPT_MESH_SIZE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"density", required_argument, NULL, OPT_DENSITY},
+        {"scale", required_argument, NULL, OPT_SCALE},
+        {"translate", required_argument, NULL, OPT_TRANSLATE},
         {"unit", required_argument, NULL, OPT_UNIT},
         {"name", required_argument, NULL, OPT_NAME},
         {"output", required_argument, NULL, 'o'},
@@ -231,6 +262,7 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
     o->feature_angle = 40.0;
     o->timeout = LSGEN_DEFAULT_TIMEOUT;
     o->density = 1.0;
+    o->scale = 1.0;
     o->unit = "1";
     o->output = "-";
     o->encoding = LDEM_VTK_ZLIB;
@@ -267,7 +299,18 @@ int lsgen_parse_args(int argc, char **argv, lsgen_options *o)
             break;
         case OPT_MESH_SIZE: rc = parse_positive("mesh-size", optarg, 0, &o->mesh_size); break;
         case OPT_TIMEOUT: rc = parse_positive("timeout", optarg, 1, &o->timeout); break;
-        case OPT_DENSITY: rc = parse_positive("density", optarg, 0, &o->density); break;
+        case OPT_DENSITY:
+            o->density_given = 1;
+            rc = parse_positive("density", optarg, 0, &o->density);
+            break;
+        case OPT_SCALE:
+            o->transformed = 1;
+            rc = parse_positive("scale", optarg, 0, &o->scale);
+            break;
+        case OPT_TRANSLATE:
+            o->transformed = 1;
+            rc = parse_vector("translate", optarg, o->translate);
+            break;
         case OPT_UNIT: o->unit = optarg; break;
         case OPT_NAME: o->name = optarg; break;
         case 'o': o->output = optarg; break;

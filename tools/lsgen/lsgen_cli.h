@@ -20,6 +20,10 @@ typedef struct lsgen_options {
     double mesh_size;        /* CAD meshing size; 0 = default (node spacing / 2) */
     double timeout;          /* seconds for each Gmsh step; 0 = none */
     double density;
+    int density_given;       /* 0: density is the default 1 (warned, META lsgen.density) */
+    double scale;            /* --scale (1) and --translate (0): the input geometry x is */
+    double translate[3];     /*   taken as scale·x + translate before anything else */
+    int transformed;         /* 1: either was given (recorded in META for modefit) */
     const char *unit, *name;
     const char *output, *vti, *vtu;
     int encoding;            /* enum ldem_vtk_encoding */
