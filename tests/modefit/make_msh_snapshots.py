@@ -7,7 +7,9 @@ rigid motion, so the test can predict what modefit must find. Written independen
 modefit (plain numpy, Gmsh's documented node order for 10-node tets: edges 01 12 20 30 32 31).
 
 usage: make_msh_snapshots.py OUT.msh --size A,B,C --cells NX,NY,NZ --order 1|2
-           --fields SPEC [--noise REL] [--rigid] [--seed N]
+           --fields SPEC [--noise REL] [--rigid] [--seed N] [--scale S] [--shift X,Y,Z]
+--scale/--shift write the same body and motion in another frame: every coordinate x as
+S x + shift and every displacement times S (a mesh exported in mm instead of m: S = 1000).
 SPEC: 'strain'  one snapshot u = (x, 0, 0) (uniaxial strain, exactly representable)
       'three'   20 snapshots of 3 smooth fields with random coefficients
       'rigid'   one snapshot of pure rigid-body motion (nothing for modefit to find)
@@ -81,6 +83,8 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--rigid", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--shift", default="0,0,0")
     a = ap.parse_args()
     size = [float(v) for v in a.size.split(",")]
     cells = [int(v) for v in a.cells.split(",")]
@@ -107,6 +111,9 @@ def main():
             w = rng.normal(size=3) * np.abs(u).max() / max(size)
             u = u + t + np.cross(w, xyz)
         out.append(u)
+    shift = np.array([float(v) for v in a.shift.split(",")])
+    xyz = a.scale * xyz + shift
+    out = [a.scale * u for u in out]
     etype = 4 if a.order == 1 else 11
     with open(a.out, "w") as fp:
         fp.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n" % len(xyz))

@@ -1,7 +1,9 @@
 /* modefit's FEM side: a tetrahedral volume mesh and nodal displacement snapshots on it.
  *
  * Coordinates are in the frame the FEM model was built in, which must be the frame lsgen
- * was given the geometry in (the bundle's BODY says how that frame maps to the body frame).
+ * was given the geometry in, up to the map modefit applies after reading (modefit_frame.c:
+ * --mesh-scale/--mesh-translate, then lsgen's --scale/--translate); the bundle's BODY says
+ * how the result maps to the body frame.
  * Node numbers from the file are kept (node_id) so that every error can name them. */
 #ifndef MODEFIT_FEMESH_H
 #define MODEFIT_FEMESH_H

@@ -4,6 +4,7 @@
  *
  * Argument parsing (modefit_args.c), the numerics (modefit_build.c), sampling on the grain
  * (modefit_map.c) and output (modefit_output.c) around the modefit modules. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,43 @@ static const ldem_section *need(const ldem_bundle *b, const char *tag, const cha
     return s;
 }
 
+/* What lsgen recorded about the frame and the density (META; older bundles have neither:
+ * no transform, a density that was given). */
+static int decode_lsgen_meta(const char *name, const ldem_bundle *b, modefit_grain *g,
+                             ldem_err *err)
+{
+    g->geo_scale = 1.0;
+    const ldem_section *s = ldem_bundle_find(b, LDEM_TAG_META);
+    if (!s)
+        return LDEM_OK;
+    ldem_meta meta;
+    ldem_meta_init(&meta);
+    int rc = ldem_meta_decode(s, name, &meta, err);
+    const char *scale = rc ? NULL : ldem_meta_get(&meta, "lsgen.scale");
+    const char *shift = rc ? NULL : ldem_meta_get(&meta, "lsgen.translate");
+    const char *density = rc ? NULL : ldem_meta_get(&meta, "lsgen.density");
+    char *end = NULL;
+    if (scale) {
+        g->geo_scale = strtod(scale, &end);
+        if (end == scale || *end || !(g->geo_scale > 0) || !isfinite(g->geo_scale))
+            rc = ldem_err_set(err, LDEM_ERR_INPUT, name, 0,
+                              "META lsgen.scale='%s' is not a number > 0", scale);
+    }
+    if (!rc && shift) {
+        const char *p = shift;
+        for (int d = 0; d < 3 && !rc; d++) {
+            g->geo_translate[d] = strtod(p, &end);
+            if (end == p || !isfinite(g->geo_translate[d]) || (d < 2 ? *end != ',' : *end))
+                rc = ldem_err_set(err, LDEM_ERR_INPUT, name, 0,
+                                  "META lsgen.translate='%s' is not X,Y,Z", shift);
+            p = end + 1;
+        }
+    }
+    g->density_default = density && !strcmp(density, "default");
+    ldem_meta_free(&meta);
+    return rc;
+}
+
 static int decode_grain(const char *path, const ldem_bundle *b, modefit_grain *g, ldem_err *err)
 {
     const char *name = strcmp(path, "-") ? path : "<stdin>";
@@ -80,7 +118,7 @@ static int decode_grain(const char *path, const ldem_bundle *b, modefit_grain *g
                                  g->body.orientation[2], g->body.orientation[3]);
     ldem_mat3 r = ldem_quat_to_mat3(q);
     memcpy(g->rot, r.m, sizeof g->rot);
-    return LDEM_OK;
+    return decode_lsgen_meta(name, b, g, err);
 }
 
 static int write_bundle(const char *path, const ldem_bundle *b, ldem_err *err)
@@ -97,8 +135,11 @@ static int write_bundle(const char *path, const ldem_bundle *b, ldem_err *err)
     return ldem_outfile_commit(&out, err);
 }
 
-static int run(const modefit_options *o, ldem_err *err)
+static int run(const modefit_options *opts, ldem_err *err)
 {
+    /* A working copy: the frame map and the --normalize point depend on the grain. */
+    modefit_options work = *opts;
+    modefit_options *o = &work;
     ldem_bundle bundle;
     ldem_bundle_init(&bundle);
     modefit_grain g;
@@ -111,6 +152,8 @@ static int run(const modefit_options *o, ldem_err *err)
     if (!rc)
         rc = decode_grain(o->input, &bundle, &g, err);
     if (!rc)
+        rc = modefit_frame_resolve(o, &g, err);
+    if (!rc)
         rc = modefit_build(o, &g, &basis, err);
     if (!rc)
         rc = modefit_map(o, &g, &basis, &modes, err);
@@ -121,6 +164,11 @@ static int run(const modefit_options *o, ldem_err *err)
         rc = modefit_write_reports(o, &g, &basis, err);
     if (!rc)
         rc = write_bundle(o->output, &bundle, err);
+    /* Last, so that a refusal stays the one line it is. */
+    if (!rc && g.density_default && !(o->density > 0))
+        ldem_warn("the grain's density is lsgen's default 1 (no lsgen --density), and so are "
+                  "its mass matrix M and frequencies: give modefit --density RHO or rebuild "
+                  "the grain with lsgen --density RHO");
     ldem_modes_free(&modes);
     modefit_basis_free(&basis);
     ldem_nodes_free(&g.nodes);

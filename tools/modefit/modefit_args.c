@@ -23,7 +23,7 @@ static void usage(FILE *out)
         "       modefit --mesh MESH --contact-modes K --E E --nu NU [options] < grain.ldg > out.ldg\n"
         "Build a grain's deformation modes, their generalized stiffness K and mass M and the\n"
         "modal damping, and add them to its bundle (MODE, KMAT, MMAT, DAMP). The FEM model must\n"
-        "be in the frame lsgen was given the geometry in.\n"
+        "be in the frame lsgen was given the geometry in (or say how: --mesh-scale).\n"
         "\n"
         "FEM snapshots:\n"
         "  --mesh FILE          volume mesh: CalculiX/Abaqus deck (.inp: *NODE, *ELEMENT C3D4\n"
@@ -74,14 +74,30 @@ static void usage(FILE *out)
         "                       Henzel eq. 51 along the grain's body axes (as lsgen wrote\n"
         "                       them), integrated over the level set's interior\n"
         "  --depth D            interior quadrature: cut cells split 2^D per axis (default 3)\n"
+        );
+    fprintf(out,
         "Material and basis:\n"
         "  --E MODULUS, --nu RATIO   isotropic linear elasticity (required)\n"
         "  --density RHO        mass density (default: the bundle's BODY density)\n"
         "  --keep-rigid         keep rigid-body motion in the modes (default: projected out)\n"
         "  --orthogonalize      energy-orthogonal modes (K v = lambda M v)\n"
         "  --normalize point:X,Y,Z:C   scale each mode so that its displacement at X (FEM\n"
-        "                       frame), component C (x|y|z|-x|-y|-z), is 1 under the FEM\n"
-        "                       model's own supports (before rigid motion is removed)\n"
+        "                       frame), component C (x|y|z|-x|-y|-z), is 1\n"
+        "  --normalize mean:SET:C   ... so that the area-weighted mean of component C over\n"
+        "                       SET is 1: a *SURFACE (TYPE=ELEMENT, faces S1..S4) of the\n"
+        "                       --mesh deck, or an *NSET (the boundary faces whose corner\n"
+        "                       nodes are all in it)\n"
+        "  --normalize-after-rigid  measure the normalization on the mode with rigid motion\n"
+        "                       removed (as the runtime moves it); default: on the FEM\n"
+        "                       field under the model's own supports, rigid motion included\n"
+        "FEM frame (modefit checks that the mesh is the grain; exit 2 if it is not):\n"
+        "  --mesh-scale S, --mesh-translate X,Y,Z   the FEM file's frame in lsgen's input\n"
+        "                       frame: x -> S x + (X,Y,Z), displacements x S (default 1 and\n"
+        "                       0). A grain made with lsgen --scale/--translate has the same\n"
+        "                       map applied on top, from its META (-v says so)\n"
+        "  --allow-mismatch     a mesh that does not fit the level set (boundary nodes off\n"
+        "                       by more than max(1.5 cells, 1%% of the size), volume 10%%,\n"
+        "                       centre) is a warning instead of an error\n"
         "  --damping rayleigh:A,B | ratio:Z[,Z...]   modal damping stored in DAMP\n"
         "Reports:\n"
         "  --spectrum FILE      singular values and captured energy (TSV)\n"
@@ -154,23 +170,9 @@ static int parse_numbers(const char *opt, const char *arg, size_t n, double *v)
     return 0;
 }
 
-/* point:X,Y,Z:C with C one of x y z -x -y -z. */
-static int parse_normalize(const char *arg, modefit_options *o)
+/* C one of x y z -x -y -z (+x ... too) into a signed unit axis; -1 if not. */
+static int parse_component(const char *c, double dir[3])
 {
-    const char *usage_text = "--normalize: expected point:X,Y,Z:C with C in x|y|z|-x|-y|-z, got '%s'";
-    if (strncmp(arg, "point:", 6) != 0)
-        return ldem_usage_error(usage_text, arg);
-    const char *coords = arg + 6;
-    const char *colon = strrchr(coords, ':');
-    if (!colon || strlen(arg) >= sizeof o->norm_text)
-        return ldem_usage_error(usage_text, arg);
-    char buf[128];
-    size_t n = (size_t)(colon - coords);
-    memcpy(buf, coords, n);
-    buf[n] = '\0';
-    if (parse_numbers("normalize", buf, 3, o->norm_point))
-        return 2;
-    const char *c = colon + 1;
     double sign = 1.0;
     if (*c == '-') {
         sign = -1.0;
@@ -180,10 +182,42 @@ static int parse_normalize(const char *arg, modefit_options *o)
     }
     int ax = axis_of(c);
     if (ax < 0)
-        return ldem_usage_error(usage_text, arg);
+        return -1;
     for (int d = 0; d < 3; d++)
-        o->norm_dir[d] = d == ax ? sign : 0.0;
-    o->normalize = 1;
+        dir[d] = d == ax ? sign : 0.0;
+    return 0;
+}
+
+/* point:X,Y,Z:C, or mean:NAME:C (NAME an *NSET or *SURFACE of the deck), C one of
+ * x y z -x -y -z. */
+static int parse_normalize(const char *arg, modefit_options *o)
+{
+    const char *usage_text = "--normalize: expected point:X,Y,Z:C or mean:NSET_OR_SURFACE:C "
+                             "with C in x|y|z|-x|-y|-z, got '%s'";
+    int mean = !strncmp(arg, "mean:", 5);
+    if (!mean && strncmp(arg, "point:", 6) != 0)
+        return ldem_usage_error(usage_text, arg);
+    const char *body = arg + (mean ? 5 : 6);
+    const char *colon = strrchr(body, ':');
+    if (!colon || colon == body || strlen(arg) >= sizeof o->norm_text)
+        return ldem_usage_error(usage_text, arg);
+    size_t n = (size_t)(colon - body);
+    if (parse_component(colon + 1, o->norm_dir))
+        return ldem_usage_error(usage_text, arg);
+    if (mean) {
+        if (n >= sizeof o->norm_set)
+            return ldem_usage_error("--normalize: set name too long in '%s'", arg);
+        memcpy(o->norm_set, body, n);
+        o->norm_set[n] = '\0';
+        o->normalize = NORM_MEAN;
+    } else {
+        char buf[128];
+        memcpy(buf, body, n);
+        buf[n] = '\0';
+        if (parse_numbers("normalize", buf, 3, o->norm_point))
+            return 2;
+        o->normalize = NORM_POINT;
+    }
     snprintf(o->norm_text, sizeof o->norm_text, "%s", arg);
     return 0;
 }
@@ -224,11 +258,16 @@ enum {
     OPT_SINGLE_INDEX, OPT_PRUNE, OPT_INNER, OPT_ANALYTIC, OPT_LENGTH, OPT_AXIS, OPT_DEFLECT,
     OPT_DEPTH, OPT_E, OPT_NU, OPT_DENSITY, OPT_KEEP_RIGID, OPT_ORTHOGONALIZE, OPT_NORMALIZE,
     OPT_DAMPING, OPT_SPECTRUM, OPT_SPECTRUM_PNG, OPT_SNAPSHOT_TABLE, OPT_THREADS, OPT_VERSION,
-    OPT_CUBIC, OPT_EIGEN, OPT_CONTACT, OPT_PATCH_RADIUS, OPT_MESH_SIZE
+    OPT_CUBIC, OPT_EIGEN, OPT_CONTACT, OPT_PATCH_RADIUS, OPT_MESH_SIZE, OPT_ALLOW_MISMATCH,
+    OPT_MESH_SCALE, OPT_MESH_TRANSLATE, OPT_NORMALIZE_AFTER_RIGID
 };
 
 static const struct option long_options[] = {
     {"mesh", required_argument, NULL, OPT_MESH},
+    {"allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH},
+    {"mesh-scale", required_argument, NULL, OPT_MESH_SCALE},
+    {"mesh-translate", required_argument, NULL, OPT_MESH_TRANSLATE},
+    {"normalize-after-rigid", no_argument, NULL, OPT_NORMALIZE_AFTER_RIGID},
     {"snapshots", required_argument, NULL, OPT_SNAPSHOTS},
     {"step", required_argument, NULL, OPT_STEP},
     {"method", required_argument, NULL, OPT_METHOD},
@@ -270,7 +309,7 @@ static const struct option long_options[] = {
 /* Which options were given, for the cross-checks. */
 typedef struct seen {
     int modes, energy, single_index, prune, inner, step, method, length, axis, deflect, depth,
-        E, nu, cubic, patch_radius, mesh_size;
+        E, nu, cubic, patch_radius, mesh_size, frame;
 } seen;
 
 static int handle(int c, const char *arg, modefit_options *o, seen *s)
@@ -382,6 +421,12 @@ static int handle(int c, const char *arg, modefit_options *o, seen *s)
     case OPT_KEEP_RIGID: o->keep_rigid = 1; return 0;
     case OPT_ORTHOGONALIZE: o->orthogonalize = 1; return 0;
     case OPT_NORMALIZE: return parse_normalize(arg, o);
+    case OPT_NORMALIZE_AFTER_RIGID: o->normalize_after_rigid = 1; return 0;
+    case OPT_ALLOW_MISMATCH: s->frame = 1; o->allow_mismatch = 1; return 0;
+    case OPT_MESH_SCALE: s->frame = 1; return parse_positive("mesh-scale", arg, &o->mesh_scale);
+    case OPT_MESH_TRANSLATE:
+        s->frame = 1;
+        return parse_numbers("mesh-translate", arg, 3, o->mesh_translate);
     case OPT_DAMPING: return parse_damping(arg, o);
     case OPT_SPECTRUM: o->spectrum = arg; return 0;
     case OPT_SPECTRUM_PNG: o->spectrum_png = arg; return 0;
@@ -426,6 +471,38 @@ static int cross_check_solve(modefit_options *o, const seen *s)
     return check_method(o, s);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* --normalize, the mesh's frame and what they need, for every kind of FEM modes. */
+static int cross_check_normalize(const modefit_options *o, const seen *s)
+{
+    if (o->normalize_after_rigid && !o->normalize)
+        return ldem_usage_error("--normalize-after-rigid goes with --normalize");
+    if (o->normalize_after_rigid && o->keep_rigid)
+        return ldem_usage_error("--normalize-after-rigid: with --keep-rigid no rigid motion is "
+                                "removed; drop one of them");
+    if (o->analytic)
+        return 0;
+    if (s->frame && !o->mesh_path)
+        return ldem_usage_error("--mesh-scale, --mesh-translate and --allow-mismatch apply to a "
+                                "FEM mesh given with --mesh");
+    if (o->normalize == NORM_MEAN && !o->mesh_path)
+        return ldem_usage_error("--normalize mean:%s: the set comes from --mesh (a deck's *NSET "
+                                "or *SURFACE); without --mesh use point:X,Y,Z:C", o->norm_set);
+    if (o->normalize == NORM_MEAN && o->cubic)
+        return ldem_usage_error("--normalize mean: does not combine with --cubic (the set is "
+                                "not rotated with the copies; use point:X,Y,Z:C)");
+    if (o->normalize == NORM_MEAN && ends_with(o->mesh_path, ".msh"))
+        return ldem_usage_error("--normalize mean:%s: sets are read from a CalculiX/Abaqus deck "
+                                "(--mesh FILE.inp: *NSET, *SURFACE); Gmsh physical groups are "
+                                "not read", o->norm_set);
+    return 0;
+}
+
 /* Options that only make sense together. */
 static int cross_check(modefit_options *o, const seen *s)
 {
@@ -446,12 +523,20 @@ static int cross_check(modefit_options *o, const seen *s)
             return ldem_usage_error("--deflect must differ from --axis");
         if (o->spectrum || o->spectrum_png || o->snapshot_table)
             return ldem_usage_error("--spectrum, --spectrum-png and --snapshot-table need FEM snapshots");
-        return 0;
+        if (s->frame)
+            return ldem_usage_error("--mesh-scale, --mesh-translate and --allow-mismatch apply "
+                                    "to a FEM mesh, not to --analytic");
+        if (o->normalize == NORM_MEAN)
+            return ldem_usage_error("--normalize mean: needs the FEM deck's sets; an analytic "
+                                    "mode has none (use point:X,Y,Z:C)");
+        return cross_check_normalize(o, s);
     }
     if (s->length || s->axis || s->deflect || s->depth)
         return ldem_usage_error("--length, --axis, --deflect and --depth go with --analytic");
-    if (o->eigen || o->contact)
-        return cross_check_solve(o, s);
+    if (o->eigen || o->contact) {
+        int rc = cross_check_solve(o, s);
+        return rc ? rc : cross_check_normalize(o, s);
+    }
     if (s->patch_radius || s->mesh_size)
         return ldem_usage_error("--patch-radius and --mesh-size go with --contact-modes or --eigen");
     if (!o->snap_path) {
@@ -466,7 +551,8 @@ static int cross_check(modefit_options *o, const seen *s)
                         o->snap_path);
         o->mesh_path = o->snap_path;
     }
-    return check_method(o, s);
+    int rc = check_method(o, s);
+    return rc ? rc : cross_check_normalize(o, s);
 }
 
 /* What each --method accepts. */
@@ -494,6 +580,7 @@ int modefit_parse_args(int argc, char **argv, modefit_options *o)
     o->prune = 1e-3;
     o->depth = 3;
     o->deflect = -1;
+    o->mesh_scale = 1.0;
     seen s;
     memset(&s, 0, sizeof s);
     opterr = 0;

@@ -344,44 +344,58 @@ void modefit_norm_target(const modefit_options *o, int p, double x[3], double di
     }
 }
 
-/* Scale each mode so that its raw twin moves the named point by 1 along the named axis:
- * ε then is that displacement in the FEM problem (e.g. the indenter's travel). The three
- * single modes of --cubic copies each use the point and axis rotated with them. */
+/* The quantity --normalize sets to 1, for each mode: the displacement of the named point
+ * along the named axis (the three single modes of --cubic copies each at the point and
+ * axis rotated with them), or the area-weighted mean over the named set. Measured on the
+ * raw twin (the FEM field under the model's own supports) or, with
+ * --normalize-after-rigid, on the mode itself (rigid motion removed: what the runtime
+ * moves the grain's surface by). */
+static int norm_values(const modefit_options *o, const modefit_basis *b, const double *fields,
+                       double *v, ldem_err *err)
+{
+    size_t n = b->count, ndof = b->fdof;
+    if (o->normalize == NORM_MEAN)
+        return modefit_mean_values(o, b, fields, n, v, err);
+    int rotate = b->copies > 1 && o->method == METHOD_SINGLE;
+    double tol = 1e-6 * mesh_size(&b->mesh);
+    for (size_t k = 0; k < n; k++) {
+        double x[3], dir[3], val[3];
+        modefit_norm_target(o, rotate ? (int)k : 0, x, dir);
+        /* Inside, within round-off of the boundary, or just outside a curved one. */
+        double gap = modefit_eval(b, fields + k * ndof, 1, x, 1, val);
+        if (gap > tol)
+            return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
+                                "--normalize %s: the point%s (%g,%g,%g) lies %g outside the "
+                                "FEM mesh", o->norm_text,
+                                rotate ? " rotated for this --cubic copy" : "", x[0], x[1],
+                                x[2], gap);
+        v[k] = val[0] * dir[0] + val[1] * dir[1] + val[2] * dir[2];
+    }
+    return LDEM_OK;
+}
+
+/* Scale each mode so that the --normalize quantity is 1: ε then is that displacement in
+ * the FEM problem (e.g. the indenter's travel). */
 static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
 {
     size_t n = b->count, ndof = b->fdof;
-    int rotate = b->copies > 1 && o->method == METHOD_SINGLE;
-    double tol = 1e-6 * mesh_size(&b->mesh);
-    double *val = malloc(3 * sizeof *val), *s = malloc(n * sizeof *s);
-    if (!val || !s) {
-        free(val);
-        free(s);
-        return modefit_nomem(err);
-    }
-    int rc = LDEM_OK;
+    const double *measured = o->normalize_after_rigid ? b->phi : b->raw;
+    double *v = malloc(n * sizeof *v), *s = malloc(n * sizeof *s);
+    int rc = (!v || !s) ? modefit_nomem(err) : norm_values(o, b, measured, v, err);
     for (size_t k = 0; k < n && !rc; k++) {
-        double x[3], dir[3];
-        modefit_norm_target(o, rotate ? (int)k : 0, x, dir);
-        /* Inside, within round-off of the boundary, or just outside a curved one. */
-        double gap = modefit_eval(b, b->raw + k * ndof, 1, x, 1, val);
-        if (gap > tol) {
-            rc = ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
-                              "--normalize %s: the point%s (%g,%g,%g) lies %g outside the FEM "
-                              "mesh", o->norm_text, rotate ? " rotated for this --cubic copy" : "",
-                              x[0], x[1], x[2], gap);
-            break;
-        }
-        double v = 0, big = 0;
-        for (int d = 0; d < 3; d++)
-            v += val[d] * dir[d];
+        double big = 0;
         for (size_t j = 0; j < ndof; j++)
-            big = fmax(big, fabs(b->raw[k * ndof + j]));
-        if (!(fabs(v) > 1e-9 * big))
+            big = fmax(big, fabs(measured[k * ndof + j]));
+        if (!(fabs(v[k]) > 1e-9 * big))
             rc = ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
-                              "--normalize %s: mode %zu does not move that point along that "
-                              "axis (%g of its largest displacement %g); pick another point or "
-                              "component", o->norm_text, k + 1, v, big);
-        s[k] = 1.0 / v;
+                              "--normalize %s: mode %zu does not move %s along that axis (%g "
+                              "of its largest displacement %g%s); pick another %s or component",
+                              o->norm_text, k + 1,
+                              o->normalize == NORM_MEAN ? "that set on average" : "that point",
+                              v[k], big, o->normalize_after_rigid ? ", rigid motion removed" : "",
+                              o->normalize == NORM_MEAN ? "set" : "point");
+        else
+            s[k] = 1.0 / v[k];
     }
     if (!rc) {
         for (size_t k = 0; k < n; k++)
@@ -391,7 +405,7 @@ static int normalize_fe(const modefit_options *o, modefit_basis *b, ldem_err *er
             }
         scale_matrices(b, s);
     }
-    free(val);
+    free(v);
     free(s);
     return rc;
 }
@@ -573,12 +587,18 @@ static int build_from_snapshots(const modefit_options *o, modefit_basis *b, ldem
     return rc;
 }
 
-static int build_fe(const modefit_options *o, modefit_basis *b, ldem_err *err)
+static int build_fe(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
+                    ldem_err *err)
 {
     b->copies = 1;
     int rc = read_fem(o, b, err);
-    if (!rc)
+    if (!rc) {
+        modefit_frame_apply(o, b);
         rc = fe_locator_build(&b->mesh, &b->loc, err);
+    }
+    /* Before any numerics: a mesh that is not the grain would give modes that look fine. */
+    if (!rc)
+        rc = modefit_check_mismatch(o, g, b, err);
     if (!rc)
         rc = build_from_snapshots(o, b, err);
     return rc;
@@ -626,12 +646,20 @@ static int build_analytic(const modefit_options *o, const modefit_grain *g, mode
     m->scale = 1.0;
     b->is_analytic = 1;
     b->count = 1;
-    if (o->normalize) {
+    int rc = LDEM_OK;
+    /* Rigid motion first when the normalization is measured without it: the scale then
+     * applies to the rigid-free formula, S·(raw − t − w × x). */
+    if (!o->keep_rigid && o->normalize_after_rigid)
+        rc = analytic_remove_rigid(m, &g->lset, o->depth, err);
+    if (!rc && o->normalize) {
         /* The formula lives in the body frame; the point and axis are in the geometry
-         * frame: value = dir · R raw(x_body). */
+         * frame: value = dir · R u(x_body). */
         double xb[3], u[3], v = 0;
         modefit_to_body(g, o->norm_point, xb);
-        analytic_eval_raw(m, xb, u, NULL);
+        if (o->normalize_after_rigid)
+            analytic_eval(m, xb, u, NULL);
+        else
+            analytic_eval_raw(m, xb, u, NULL);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 v += o->norm_dir[i] * g->rot[i][j] * u[j];
@@ -641,8 +669,7 @@ static int build_analytic(const modefit_options *o, const modefit_grain *g, mode
                                 "that axis (%g)", o->norm_text, v);
         m->scale = 1.0 / v;
     }
-    int rc = LDEM_OK;
-    if (!o->keep_rigid)
+    if (!rc && !o->keep_rigid && !o->normalize_after_rigid)
         rc = analytic_remove_rigid(m, &g->lset, o->depth, err);
     b->K = malloc(sizeof *b->K);
     b->M = malloc(sizeof *b->M);
@@ -726,7 +753,7 @@ int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basi
     int rc = o->analytic ? build_analytic(o, g, b, err)
              : o->eigen    ? build_eigen(o, g, b, err)
              : o->contact  ? build_contact(o, g, b, err)
-                           : build_fe(o, b, err);
+                           : build_fe(o, g, b, err);
     if (!rc)
         rc = check_stiffness(o, g, b, err);
     if (!rc)

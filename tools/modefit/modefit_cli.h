@@ -16,6 +16,7 @@
 
 enum modefit_method { METHOD_POD = 0, METHOD_SINGLE = 1, METHOD_DIFFERENCE = 2 };
 enum modefit_inner { INNER_EUCLIDEAN = 0, INNER_MASS = 1 };
+enum modefit_norm_kind { NORM_NONE = 0, NORM_POINT = 1, NORM_MEAN = 2 };
 
 typedef struct modefit_options {
     const char *input, *output;        /* bundle in / out, "-" = stdin / stdout */
@@ -38,10 +39,19 @@ typedef struct modefit_options {
     int depth;                         /* level-set quadrature subdivision */
     double E, nu, density;             /* density 0 = the bundle's BODY density */
     int keep_rigid, orthogonalize;
-    int normalize;                     /* 1: --normalize given */
-    double norm_point[3];              /* geometry (FEM) frame */
+    int normalize;                     /* 0, or enum modefit_norm_kind: --normalize given */
+    double norm_point[3];              /* point: FEM file frame (bundle frame after
+                                        * modefit_frame_resolve) */
     double norm_dir[3];                /* unit axis with sign */
+    char norm_set[96];                 /* mean: the deck's *NSET / *SURFACE name */
     char norm_text[128];
+    int normalize_after_rigid;         /* 1: measure the normalization on the rigid-free
+                                        * mode; 0: on the raw FEM field (default) */
+    int allow_mismatch;                /* a mesh that is not the grain: warn, not refuse */
+    double mesh_scale;                 /* --mesh-scale (1): FEM file → lsgen's input frame */
+    double mesh_translate[3];          /*   x ↦ mesh_scale·x + mesh_translate */
+    double xf_scale, xf_translate[3];  /* FEM file → bundle geometry frame (the above, then
+                                        * lsgen's --scale/--translate from META) */
     int damping;                       /* enum ldem_damping_kind */
     double rayleigh[2];
     double *zeta;                      /* ratio: one value, or one per mode */
@@ -63,6 +73,9 @@ typedef struct modefit_grain {
     ldem_nodes nodes;
     ldem_lset lset;
     double rot[3][3];     /* body → geometry: x_geometry = centroid + rot · x_body */
+    double geo_scale;     /* lsgen --scale / --translate (META; 1 and 0 when absent): */
+    double geo_translate[3]; /* lsgen's input x ↦ geo_scale·x + geo_translate */
+    int density_default;  /* META lsgen.density=default: BODY's density was not given */
 } modefit_grain;
 
 /* The reduced basis and its matrices. FE modes live on the mesh (geometry frame);
@@ -81,6 +94,8 @@ typedef struct modefit_basis {
     fe_locator *loc;         /* FE only: point location on the mesh */
     cubic_map *cmap;         /* --cubic only: fields are triples (cubic.h) */
     double center[3];        /* FE only: the mesh's centre of volume (rigid rotations) */
+    double file_volume, file_center[3]; /* FE only: the same of the mesh as read, before
+                                         * o->xf_scale/xf_translate moved it */
     double *sigma;           /* POD singular values (nsigma), or NULL */
     size_t nsigma;
     double *K, *M;           /* count × count */
@@ -96,6 +111,24 @@ int modefit_nomem(ldem_err *err);
 
 /* Geometry-frame point → body frame: x_body = rotᵀ (x − centroid). */
 void modefit_to_body(const modefit_grain *g, const double x[3], double xb[3]);
+
+/* The FEM file → bundle frame map (o->xf_*) from --mesh-scale/--mesh-translate and the
+ * grain's lsgen transform; moves a --normalize point with it (modefit_frame.c). */
+int modefit_frame_resolve(modefit_options *o, const modefit_grain *g, ldem_err *err);
+
+/* Moves the mesh read into the bundle frame (coordinates and displacements), keeping its
+ * volume and centre as read in b->file_volume / file_center. */
+void modefit_frame_apply(const modefit_options *o, modefit_basis *b);
+
+/* Refuses (LDEM_ERR_INPUT) a mesh that does not describe the grain's body, naming the
+ * transform that would fit; with --allow-mismatch only warns (modefit_mismatch.c). */
+int modefit_check_mismatch(const modefit_options *o, const modefit_grain *g,
+                           const modefit_basis *b, ldem_err *err);
+
+/* The area-weighted mean of each mode over o->norm_set's boundary faces, along
+ * o->norm_dir: v[k] for the n fields (b->fdof apart) in `fields` (modefit_normmean.c). */
+int modefit_mean_values(const modefit_options *o, const modefit_basis *b,
+                        const double *fields, size_t n, double *v, ldem_err *err);
 
 int modefit_build(const modefit_options *o, const modefit_grain *g, modefit_basis *b,
                   ldem_err *err);

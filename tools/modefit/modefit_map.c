@@ -119,42 +119,15 @@ static int sample_grid(const modefit_grain *g, const modefit_basis *b, ldem_mode
     return fail ? modefit_nomem(err) : LDEM_OK;
 }
 
-/* How well the FEM mesh and lsgen's level set describe the same grain: φ at the mesh's
- * boundary nodes (0 if they agree), and how far the bundle's surface nodes lie outside the
- * mesh (where the modes are extended rather than interpolated). */
-static void report_mismatch(const modefit_grain *g, const modefit_basis *b,
-                            double node_outside)
+/* -v: how far the bundle's surface nodes lie outside the mesh, where the modes are extended
+ * rather than interpolated (whether the mesh is the grain at all was judged before the
+ * basis was built: modefit_mismatch.c). The distance is to the corner triangulation of
+ * the mesh's boundary, which quadratic elements bulge past: for them it overstates. */
+static void report_outside(const modefit_grain *g, double node_outside)
 {
-    size_t nb = 0;
-    const size_t *bn = fe_boundary_nodes(b->loc, &nb);
-    double worst = 0;
-    long worst_id = 0;
-    size_t clamped = 0;
-    for (size_t i = 0; i < nb; i++) {
-        double xb[3], phi;
-        modefit_to_body(g, b->mesh.xyz + 3 * bn[i], xb);
-        ldem_vec3 grad;
-        if (!ldem_lset_sample(&g->lset, ldem_vec3_make(xb[0], xb[1], xb[2]), &phi, &grad))
-            clamped++;
-        if (fabs(phi) > worst) {
-            worst = fabs(phi);
-            worst_id = b->mesh.node_id[bn[i]];
-        }
-    }
     double h = fmax(g->lset.spacing[0], fmax(g->lset.spacing[1], g->lset.spacing[2]));
-    /* The distance of outside nodes is measured to the corner triangulation of the mesh's
-     * boundary, which quadratic elements bulge past: for them it overstates the gap. */
-    ldem_info("mesh surface vs level-set zero: max |phi| %.4g (%.3f h) at FEM node %ld over "
-              "%zu boundary nodes; bundle surface nodes at most %.4g outside the mesh's "
-              "corner triangulation", worst, worst / h, worst_id, nb, node_outside);
-    double gap = b->mesh.order == FE_TET4 ? fmax(worst, node_outside) : worst;
-    if (clamped)
-        ldem_warn("%zu FEM boundary nodes lie outside the level-set grid: is the FEM model in "
-                  "the frame lsgen was given the geometry in?", clamped);
-    else if (gap > h)
-        ldem_warn("the FEM mesh and the level set disagree by up to %.3g (%.2f grid cells): is "
-                  "the FEM model in the frame and unit lsgen was given the geometry in?",
-                  gap, gap / h);
+    ldem_info("bundle surface nodes at most %.4g (%.3f h) outside the FEM mesh's corner "
+              "triangulation", node_outside, node_outside / h);
 }
 
 int modefit_map(const modefit_options *o, const modefit_grain *g, const modefit_basis *b,
@@ -172,6 +145,6 @@ int modefit_map(const modefit_options *o, const modefit_grain *g, const modefit_
     if (!rc && b->is_analytic)
         rc = analytic_describe(&b->analytic, &m->descriptor, err);
     if (!rc && !b->is_analytic)
-        report_mismatch(g, b, node_outside);
+        report_outside(g, node_outside);
     return rc;
 }

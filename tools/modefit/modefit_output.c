@@ -174,11 +174,16 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
     /* The point's displacement per snapshot; a --cubic copy's at the point and axis
      * rotated with it, as its single mode is normalized. */
     size_t run = ns / (b->copies ? b->copies : 1);
-    if (!rc && o->normalize)
+    /* Measured where the modes were normalized: the raw snapshot, or with
+     * --normalize-after-rigid the snapshot with rigid motion removed. */
+    const double *measured = o->normalize_after_rigid ? b->up : b->snaps.u;
+    if (!rc && o->normalize == NORM_MEAN)
+        rc = modefit_mean_values(o, b, measured, ns, point, err);
+    else if (!rc && o->normalize)
         for (size_t i = 0; i < ns; i++) {
             double x[3], dir[3], v[3];
             modefit_norm_target(o, (int)(i / run), x, dir);
-            modefit_eval(b, b->snaps.u + i * ndof, 1, x, 1, v);
+            modefit_eval(b, measured + i * ndof, 1, x, 1, v);
             point[i] = v[0] * dir[0] + v[1] * dir[1] + v[2] * dir[2];
         }
     ldem_outfile out;
@@ -193,7 +198,9 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
     }
     fprintf(out.fp, "# modefit: snapshots of %s in the %zu-mode basis (eps by mass-weighted "
             "least squares); energy = FE strain energy of the snapshot%s\n", o->snap_path, A,
-            o->normalize ? (b->copies > 1 ? "; point = its displacement at the --normalize "
+            o->normalize == NORM_MEAN ? "; point = its area-weighted mean displacement over "
+                                        "the --normalize set, along its axis"
+            : o->normalize ? (b->copies > 1 ? "; point = its displacement at the --normalize "
                                             "point and axis rotated with its --cubic copy"
                                           : "; point = its displacement at the --normalize "
                                             "point") : "");
@@ -265,6 +272,15 @@ static int set_number(ldem_meta *m, const char *key, double v, ldem_err *err)
     return ldem_meta_set(m, key, buf, err);
 }
 
+/* The FEM file → bundle frame map modefit applied to the mesh (modefit_frame.c). */
+static int set_frame(ldem_meta *m, const modefit_options *o, ldem_err *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "x -> %.17g*x + (%.17g,%.17g,%.17g)", o->xf_scale,
+             o->xf_translate[0], o->xf_translate[1], o->xf_translate[2]);
+    return ldem_meta_set(m, "modefit.mesh_to_bundle", buf, err);
+}
+
 static const char *method_name(const modefit_options *o)
 {
     if (o->analytic)
@@ -299,6 +315,19 @@ static int update_meta(const modefit_options *o, const modefit_basis *b, ldem_bu
         rc = ldem_meta_set(&meta, "modefit.rigid", o->keep_rigid ? "kept" : "projected out", err);
     if (!rc && o->normalize)
         rc = ldem_meta_set(&meta, "modefit.normalize", o->norm_text, err);
+    /* Which field the normalization was measured on; "" over an earlier run's value when
+     * this run does not normalize. */
+    if (!rc && (o->normalize || ldem_meta_get(&meta, "modefit.normalize_on")))
+        rc = ldem_meta_set(&meta, "modefit.normalize_on",
+                           !o->normalize ? "none"
+                           : o->normalize_after_rigid
+                               ? "rigid-free mode (after rigid-body removal)"
+                               : "FEM field with rigid motion (before rigid-body removal)",
+                           err);
+    if (!rc && !o->normalize && ldem_meta_get(&meta, "modefit.normalize"))
+        rc = ldem_meta_set(&meta, "modefit.normalize", "none", err);
+    if (!rc && !o->analytic)
+        rc = set_frame(&meta, o, err);
     /* "none" only over an earlier run's value: a bundle remade without --cubic must not
      * keep claiming it. */
     if (!rc && (o->cubic || ldem_meta_get(&meta, "modefit.cubic")))

@@ -92,8 +92,14 @@ int modefit_solve_mesh(const modefit_options *o, const modefit_grain *g, modefit
                                                 : inp_read_mesh(o->mesh_path, &b->mesh, err);
     if (!rc)
         rc = fe_mesh_check(&b->mesh, name, err);
+    /* A mesh from a file comes in its own frame and may not be the grain at all
+     * (modefit_frame.c, modefit_mismatch.c); the bundle's surface is the grain already. */
+    if (!rc && o->mesh_path)
+        modefit_frame_apply(o, b);
     if (!rc)
         rc = fe_locator_build(&b->mesh, &b->loc, err);
+    if (!rc && o->mesh_path)
+        rc = modefit_check_mismatch(o, g, b, err);
     if (rc)
         return rc;
     b->fdof = 3 * b->mesh.nnodes;
