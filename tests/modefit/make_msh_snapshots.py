@@ -8,6 +8,8 @@ modefit (plain numpy, Gmsh's documented node order for 10-node tets: edges 01 12
 
 usage: make_msh_snapshots.py OUT.msh --size A,B,C --cells NX,NY,NZ --order 1|2
            --fields SPEC [--noise REL] [--rigid] [--seed N] [--scale S] [--shift X,Y,Z]
+--group NAME adds the triangles of the box's +x face as a physical group NAME ($PhysicalNames;
+corner nodes only, for modefit --normalize mean:NAME:C).
 --scale/--shift write the same body and motion in another frame: every coordinate x as
 S x + shift and every displacement times S (a mesh exported in mm instead of m: S = 1000).
 SPEC: 'strain'  one snapshot u = (x, 0, 0) (uniaxial strain, exactly representable)
@@ -83,6 +85,7 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--rigid", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--group", default=None)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--shift", default="0,0,0")
     a = ap.parse_args()
@@ -115,13 +118,26 @@ def main():
     xyz = a.scale * xyz + shift
     out = [a.scale * u for u in out]
     etype = 4 if a.order == 1 else 11
+    tris = []
+    if a.group:
+        xmax = xyz[:, 0].max()
+        for t in tets:
+            for f in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)):
+                c = [t[i] for i in f]
+                if all(abs(xyz[v, 0] - xmax) < 1e-9 * max(1.0, abs(xmax)) for v in c):
+                    tris.append(c)
     with open(a.out, "w") as fp:
-        fp.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n%d\n" % len(xyz))
+        fp.write("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n")
+        if a.group:
+            fp.write('$PhysicalNames\n2\n2 2 "%s"\n3 1 "body"\n$EndPhysicalNames\n' % a.group)
+        fp.write("$Nodes\n%d\n" % len(xyz))
         for i, p in enumerate(xyz):
             fp.write("%d %.17g %.17g %.17g\n" % (i + 1, *p))
-        fp.write("$EndNodes\n$Elements\n%d\n" % len(tets))
+        fp.write("$EndNodes\n$Elements\n%d\n" % (len(tets) + len(tris)))
         for e, t in enumerate(tets):
             fp.write("%d %d 2 1 1 %s\n" % (e + 1, etype, " ".join(str(v + 1) for v in t)))
+        for e, c in enumerate(tris):
+            fp.write("%d 2 2 2 2 %s\n" % (len(tets) + e + 1, " ".join(str(v + 1) for v in c)))
         fp.write("$EndElements\n")
         for s, u in enumerate(out):
             fp.write('$NodeData\n1\n"u"\n1\n%.17g\n3\n%d\n3\n%d\n' % (float(s + 1), s, len(xyz)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# modefit --normalize mean:SET:C and --normalize-after-rigid (issue 37, item 5) on
-# CalculiX's bar in uniform tension (fem/ccx_bar.py, built when ccx and gmsh exist; exit 77
-# = skipped otherwise): u = d (x/L, -nu y/L, -nu z/L) on [0,4]x[0,1]x[0,1], L = 4,
+# modefit --normalize mean:SET:C and --normalize-after-rigid (issue 37, item 5): a .msh's
+# physical group, then CalculiX's bar in uniform tension (fem/ccx_bar.py, built when ccx
+# and gmsh exist; exit 77 = skipped otherwise): u = d (x/L, -nu y/L, -nu z/L) on [0,4]x[0,1]x[0,1], L = 4,
 # nu = 0.3, d = 0.01 (step 1) and -0.02 (step 2), which 10-node tets hold exactly.
 # Each block says whether it is a validation (numbers against that closed form) or a guard.
 # usage: test_modefit_normalize.sh BUILD_DIR SOURCE_DIR
@@ -14,9 +14,30 @@ info=$build/tools/ldg-info
 py=/usr/bin/python3
 here=$src/tests/modefit
 bar=$build/tests/modefit
-[ -f "$bar/ccx_bar.frd" ] || { echo "no CalculiX bar fixture (ccx or gmsh missing): skipped"; exit 77; }
 . "$src/tests/cli/harness.sh"
 check() { run_check "$1" -- $py "$here/check_frame.py" "${@:2}"; }
+
+# 0. A Gmsh .msh's physical group (no CalculiX needed). Validation: the +x face of a box
+#    under u = (1e-3 x, 0, 0) moves uniformly, so mean:XL:x is point:2,0,0:x (K, M to
+#    1e-12) and the group name is case-insensitive. Guard: an unknown group lists them.
+"$lsgen" cuboid --size 4,2,2 --h 0.1 --density 1 -o "$work/box.ldg" 2> /dev/null
+$py "$here/make_msh_snapshots.py" "$work/group.msh" --size 4,2,2 --cells 8,4,4 --order 2 \
+  --fields strain --group XL
+for n in point:2,0,0:x mean:xl:x; do
+  must "msh $n" -- "$modefit" --mesh "$work/group.msh" --method single --E 100 --nu 0.3 \
+    --normalize $n -i "$work/box.ldg" -o "$work/group-${n%%:*}.ldg"
+done
+check "msh group mean = point" ratio "$work/group-mean.ldg" "$work/group-point.ldg" 1 1 1e-12
+expect_error "msh unknown group" 2 "^modefit: error: .*group.msh: no physical group named NOPE \(it has: XL, body\)" -- \
+  "$modefit" --mesh "$work/group.msh" --method single --E 100 --nu 0.3 \
+  --normalize mean:NOPE:x -i "$work/box.ldg" -o "$work/never.ldg"
+
+if [ ! -f "$bar/ccx_bar.frd" ]; then
+  echo "no CalculiX bar fixture (ccx or gmsh missing): the deck's sets skipped"
+  echo "modefit normalize: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ] || exit 1
+  exit 77
+fi
 
 # The deck with a *SURFACE of the x = 4 faces and a GENERATE'd *NSET of every node.
 $py "$here/fem/ccx_bar_surface.py" "$bar" "$work/bar.inp" > /dev/null || { echo "deck"; exit 1; }
@@ -104,11 +125,6 @@ bad_norm "after without normalize" "--normalize-after-rigid goes with --normaliz
   --normalize-after-rigid
 bad_norm "after with keep-rigid" "--normalize-after-rigid: with --keep-rigid" \
   --normalize mean:XL:x --normalize-after-rigid --keep-rigid
-$py "$here/make_msh_snapshots.py" "$work/box.msh" --size 4,1,1 --cells 4,1,1 --order 1 \
-  --fields strain
-expect_error "mean of a .msh" 2 "^modefit: error: --normalize mean:XL: sets are read from a CalculiX/Abaqus deck" -- \
-  "$modefit" --mesh "$work/box.msh" --method single --E 1 --nu 0.3 --normalize mean:XL:x \
-  -i "$work/bar.ldg" -o "$out"
 expect_error "mean with cubic" 2 "^modefit: error: --normalize mean: does not combine with --cubic" -- \
   "$modefit" --mesh "$work/bar.inp" --snapshots "$bar/ccx_bar.frd" --cubic sum --E 1 \
   --nu 0.3 --normalize mean:XL:x -i "$work/bar.ldg" -o "$out"

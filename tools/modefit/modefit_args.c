@@ -85,8 +85,8 @@ static void usage(FILE *out)
         "                       frame), component C (x|y|z|-x|-y|-z), is 1\n"
         "  --normalize mean:SET:C   ... so that the area-weighted mean of component C over\n"
         "                       SET is 1: a *SURFACE (TYPE=ELEMENT, faces S1..S4) of the\n"
-        "                       --mesh deck, or an *NSET (the boundary faces whose corner\n"
-        "                       nodes are all in it)\n"
+        "                       --mesh deck, an *NSET, or a .msh's physical group (the\n"
+        "                       boundary faces whose corner nodes are all in it)\n"
         "  --normalize-after-rigid  measure the normalization on the mode with rigid motion\n"
         "                       removed (as the runtime moves it); default: on the FEM\n"
         "                       field under the model's own supports, rigid motion included\n"
@@ -471,12 +471,6 @@ static int cross_check_solve(modefit_options *o, const seen *s)
     return check_method(o, s);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* --normalize, the mesh's frame and what they need, for every kind of FEM modes. */
 static int cross_check_normalize(const modefit_options *o, const seen *s)
 {
@@ -492,14 +486,11 @@ static int cross_check_normalize(const modefit_options *o, const seen *s)
                                 "FEM mesh given with --mesh");
     if (o->normalize == NORM_MEAN && !o->mesh_path)
         return ldem_usage_error("--normalize mean:%s: the set comes from --mesh (a deck's *NSET "
-                                "or *SURFACE); without --mesh use point:X,Y,Z:C", o->norm_set);
+                                "or *SURFACE, a .msh's physical group); without --mesh use "
+                                "point:X,Y,Z:C", o->norm_set);
     if (o->normalize == NORM_MEAN && o->cubic)
         return ldem_usage_error("--normalize mean: does not combine with --cubic (the set is "
                                 "not rotated with the copies; use point:X,Y,Z:C)");
-    if (o->normalize == NORM_MEAN && ends_with(o->mesh_path, ".msh"))
-        return ldem_usage_error("--normalize mean:%s: sets are read from a CalculiX/Abaqus deck "
-                                "(--mesh FILE.inp: *NSET, *SURFACE); Gmsh physical groups are "
-                                "not read", o->norm_set);
     return 0;
 }
 

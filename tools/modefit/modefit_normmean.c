@@ -1,8 +1,8 @@
 /* --normalize mean:SET:C — the area-weighted mean of a mode's component C over a face set
  * of the mesh's boundary: Σ_f ∫_f u·C dA / Σ_f A_f.
  *
- * The faces: a *SURFACE's element faces, or for an *NSET the boundary faces whose three
- * corner nodes all belong to it (inp_sets.h). Each face is a flat triangle (the corner
+ * The faces: a *SURFACE's element faces, or for an *NSET (or a .msh's physical group,
+ * msh_sets.h) the boundary faces whose three corner nodes all belong to it (inp_sets.h). Each face is a flat triangle (the corner
  * triangulation fe_locate uses); on it the FE field is exactly integrated: a linear
  * triangle's integral is A/3 times the sum of its corner values, a quadratic one's A/3
  * times the sum of its edge-midpoint values (the corner weights of the 6-node triangle's
@@ -13,8 +13,15 @@
 #include <string.h>
 
 #include "inp_sets.h"
+#include "msh_sets.h"
 #include "ldem/log.h"
 #include "modefit_cli.h"
+
+static int ends_with_msh(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcmp(path + n - 4, ".msh");
+}
 
 /* One face: its area and the nodes whose values it averages with weight 1/3 each. */
 typedef struct mean_face {
@@ -152,8 +159,10 @@ static int collect_faces(const modefit_options *o, const modefit_basis *b, const
     if (!rc && n == 0)
         rc = ldem_err_set(err, LDEM_ERR_INPUT, o->mesh_path, 0,
                           "--normalize mean:%s: no boundary face has all three corner nodes "
-                          "in *NSET %s (%zu nodes): a mean needs a face set, e.g. the nodes "
-                          "of a loaded face or a *SURFACE", o->norm_set, o->norm_set, s->count);
+                          "in %s %s (%zu nodes): a mean needs a face set, e.g. the nodes "
+                          "of a loaded face or a *SURFACE", o->norm_set,
+                          ends_with_msh(o->mesh_path) ? "physical group" : "*NSET",
+                          o->norm_set, s->count);
     free(sorted);
     free(perm);
     free(face_idx);
@@ -171,7 +180,9 @@ int modefit_mean_values(const modefit_options *o, const modefit_basis *b,
                         const double *fields, size_t n, double *v, ldem_err *err)
 {
     inp_set set;
-    int rc = inp_read_set(o->mesh_path, o->norm_set, &set, err);
+    int msh = ends_with_msh(o->mesh_path);
+    int rc = msh ? msh_read_group(o->mesh_path, o->norm_set, &set, err)
+                 : inp_read_set(o->mesh_path, o->norm_set, &set, err);
     mean_face *faces = NULL;
     size_t nf = 0;
     if (!rc)
@@ -196,7 +207,8 @@ int modefit_mean_values(const modefit_options *o, const modefit_basis *b,
         v[k] = sum / area;
     }
     ldem_info("--normalize %s: %zu boundary faces of %s %s, area %.9g", o->norm_text, nf,
-              set.kind == INP_SET_FACES ? "*SURFACE" : "*NSET", o->norm_set, area);
+              set.kind == INP_SET_FACES ? "*SURFACE" : msh ? "physical group" : "*NSET",
+              o->norm_set, area);
     inp_set_free(&set);
     free(faces);
     return LDEM_OK;
