@@ -87,7 +87,14 @@ must "lsgen --density" -- "$modefit" --mesh "$work/box.msh" "${fit[@]}" -i "$wor
   -o "$work/nd.ldg"
 [ -s "$work/must.err" ] && bad "lsgen --density: modefit warns: $(cat "$work/must.err")" || ok
 
-# 7. Guard: the new options' usage errors.
+# 7. Guard: --eigen solves on the --mesh given: the same refusal and the same fit; on the
+#    bundle's own surface (no --mesh) there is no file frame to map.
+expect_error "eigen mesh in mm" 2 "^modefit: error: .*mm.msh: the FEM mesh and the grain are not the same body: .*--mesh-scale 0.001 --mesh-translate -3,0.5,-0.02" -- \
+  "$modefit" --mesh "$work/mm.msh" --eigen 2 --E 100 --nu 0.3 -i "$work/box.ldg" -o "$out"
+expect_error "eigen frame without mesh" 2 "^modefit: error: --mesh-scale, --mesh-translate and --allow-mismatch apply to a FEM mesh given with --mesh" -- \
+  "$modefit" --eigen 2 --mesh-scale 2 --E 100 --nu 0.3 -i "$work/box.ldg" -o "$out"
+
+# 8. Guard: the new options' usage errors.
 expect_error "mesh-scale 0" 2 "^modefit: error: --mesh-scale: expected a number > 0" -- \
   "$modefit" --mesh "$work/box.msh" --mesh-scale 0 --E 1 --nu 0.3 -i "$work/box.ldg" -o "$out"
 expect_error "mesh-translate 2" 2 "^modefit: error: --mesh-translate: expected 3" -- \
