@@ -197,7 +197,9 @@ static int write_snapshot_table(const modefit_options *o, const modefit_basis *b
         return rc;
     }
     fprintf(out.fp, "# modefit: snapshots of %s in the %zu-mode basis (eps by mass-weighted "
-            "least squares); energy = FE strain energy of the snapshot%s\n", o->snap_path, A,
+            "least squares); energy = FE strain energy of the snapshot%s\n",
+            o->snap_path ? o->snap_path
+                         : (o->contact ? "the contact load cases (--contact-modes)" : "-"), A,
             o->normalize == NORM_MEAN ? "; point = its area-weighted mean displacement over "
                                         "the --normalize set, along its axis"
             : o->normalize ? (b->copies > 1 ? "; point = its displacement at the --normalize "

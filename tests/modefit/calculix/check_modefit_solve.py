@@ -136,6 +136,10 @@ def main():
         check(w[0] > LAMB_T2, f"--contact-modes: omega_1 {w[0]:.4f} above the sphere's lowest "
               f"{LAMB_T2} (Rayleigh)")
     check(os.path.exists(j("contact.tsv")), "--contact-modes writes the snapshot table")
+    if os.path.exists(j("contact.tsv")):
+        head = open(j("contact.tsv")).readline()
+        check("snapshots of the contact load cases" in head,
+              f"--contact-modes: the table's header names its load cases: {head.strip()!r}")
 
     # errors: exit 2, a message, nothing written
     rc, log = run([a.modefit, "-i", j("g.ldg"), "--mesh", j("ball.inp"), "--eigen", "4",
