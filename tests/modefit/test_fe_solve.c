@@ -3,8 +3,8 @@
  *   validations — the free-free sphere against CalculiX *FREQUENCY on the same mesh (its
  *   4-point rule reproduced, then our exact mass), the sphere's torsional n = 2 mode
  *   against Lamb's closed form, a free-free bar's bending and axial modes against beam
- *   and rod theory, a bar compressed by two end patches against the uniform strain P/(EA)
- *   (and ν P/(EA) across);
+ *   and rod theory (tet10; tet4 for the axial mode), a bar compressed by two end
+ *   patches against the uniform strain P/(EA) (and ν P/(EA) across);
  *   guards — assembled K, M against fe_integrate's Grams of the same fields, inertia
  *   relief's balance and rigid-free response, the mesh-in-pieces error, repeatability. */
 #include <criterion/criterion.h>
@@ -210,6 +210,23 @@ Test(fe_solve, bar_modes_follow_beam_and_rod_theory)
     cr_assert(best < 2e-3, "no mode within 2e-3 of the axial %.6g (nearest %.2e)", axial, best);
     cr_log_info("bar: bending %.4f, %.4f of Euler-Bernoulli; axial within %.2e",
                 w[0] / b1, w[2] / b2, best);
+    fe_eigen_result_free(&r);
+    fe_test_mesh_free(&m);
+}
+
+/* 4-node tets too (C3D4 decks): the bar's axial mode, a uniform strain along the bar's
+ * length that linear tets represent without locking, within 1 % of the rod's. */
+Test(fe_solve, tet4_bar_axial_mode)
+{
+    fe_mesh m;
+    fe_test_box(&m, FE_TET4, 80, 2, 2, 20.0, 1.0, 1.0);
+    fe_eigen_result r;
+    eigen(&m, 1.0, 0.3, 0, 0, 12, &r);
+    double axial = PI / 20.0, best = INFINITY;
+    for (int k = 0; k < 12; k++)
+        best = fmin(best, fabs(sqrt(r.lambda[k]) - axial) / axial);
+    cr_assert(best < 1e-2, "tet4: nearest mode %.2e from the axial %.6g", best, axial);
+    cr_log_info("tet4 bar: axial mode within %.2e", best);
     fe_eigen_result_free(&r);
     fe_test_mesh_free(&m);
 }
