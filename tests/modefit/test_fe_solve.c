@@ -31,17 +31,6 @@
 #define SPHERE(name) "/nonexistent/" name
 #endif
 
-static double extent(const fe_mesh *m)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < m->nnodes; i++)
-        for (int d = 0; d < 3; d++) {
-            lo[d] = fmin(lo[d], m->xyz[3 * i + d]);
-            hi[d] = fmax(hi[d], m->xyz[3 * i + d]);
-        }
-    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
-
 /* Lowest `count` elastic ω² with the shift and zero threshold modefit_solve.c uses. */
 static void eigen(const fe_mesh *m, double E, double nu, int sdeg, int mdeg, size_t count,
                   fe_eigen_result *r)
@@ -52,7 +41,7 @@ static void eigen(const fe_mesh *m, double E, double nu, int sdeg, int mdeg, siz
     int rc = sdeg ? fe_sparse_assemble_rules(m, E, nu, 1.0, sdeg, mdeg, &S, &err)
                   : fe_sparse_assemble(m, E, nu, 1.0, &S, &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
-    double L = extent(m), scale = E / (L * L);
+    double L = fe_mesh_extent(m), scale = E / (L * L);
     fe_solver *f = NULL;
     cr_assert_eq(fe_solver_factor(&S, 1e-4 * scale, &f, &err), 0, "%s", err.msg);
     cr_assert_eq(fe_eigen_free_free(&S, f, 1e-4 * scale, count, 1e-6 * scale, r, &err), 0, "%s",
@@ -283,7 +272,7 @@ static void static_response(const fe_mesh *m, const double *d1, const double *d2
     cr_assert(faces > 0);
     fe_sparse S;
     cr_assert_eq(fe_sparse_assemble(m, 1.0, 0.3, 1.0, &S, &err), 0);
-    double L = extent(m), shift = 1e-4 / (L * L);
+    double L = fe_mesh_extent(m), shift = 1e-4 / (L * L);
     fe_solver *f = NULL;
     cr_assert_eq(fe_solver_factor(&S, shift, &f, &err), 0);
     double vol, centre[3], second[3][3];
@@ -409,7 +398,7 @@ Test(fe_solve, mesh_in_pieces_is_refused)
     fe_sparse S;
     cr_assert_eq(fe_sparse_assemble(&m, 1.0, 0.3, 1.0, &S, &err), 0);
     fe_solver *f = NULL;
-    double L = extent(&m), scale = 1.0 / (L * L);
+    double L = fe_mesh_extent(&m), scale = 1.0 / (L * L);
     cr_assert_eq(fe_solver_factor(&S, 1e-4 * scale, &f, &err), 0);
     fe_eigen_result r;
     int rc = fe_eigen_free_free(&S, f, 1e-4 * scale, 8, 1e-6 * scale, &r, &err);

@@ -303,3 +303,14 @@ void fe_lines_close(fe_lines *r)
     free(r->buf);
     memset(r, 0, sizeof *r);
 }
+
+double fe_mesh_extent(const fe_mesh *m)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < m->nnodes; i++)
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fmin(lo[d], m->xyz[3 * i + d]);
+            hi[d] = fmax(hi[d], m->xyz[3 * i + d]);
+        }
+    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+}

@@ -36,6 +36,9 @@ typedef struct fe_snapshots {
 } fe_snapshots;
 
 void fe_mesh_free(fe_mesh *m);
+
+/* The largest side of the nodes' bounding box: the mesh's length scale for tolerances. */
+double fe_mesh_extent(const fe_mesh *m);
 void fe_snapshots_free(fe_snapshots *s);
 
 /* Every tet has positive volume (corner nodes, right-handed) and indices in range; nodes

@@ -320,17 +320,6 @@ static void scale_matrices(modefit_basis *b, const double *s)
         }
 }
 
-static double mesh_size(const fe_mesh *m)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < m->nnodes; i++)
-        for (int d = 0; d < 3; d++) {
-            lo[d] = fmin(lo[d], m->xyz[3 * i + d]);
-            hi[d] = fmax(hi[d], m->xyz[3 * i + d]);
-        }
-    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
-
 void modefit_norm_target(const modefit_options *o, int p, double x[3], double dir[3])
 {
     double P[3][3];
@@ -357,7 +346,7 @@ static int norm_values(const modefit_options *o, const modefit_basis *b, const d
     if (o->normalize == NORM_MEAN)
         return modefit_mean_values(o, b, fields, n, v, err);
     int rotate = b->copies > 1 && o->method == METHOD_SINGLE;
-    double tol = 1e-6 * mesh_size(&b->mesh);
+    double tol = 1e-6 * fe_mesh_extent(&b->mesh);
     for (size_t k = 0; k < n; k++) {
         double x[3], dir[3], val[3];
         modefit_norm_target(o, rotate ? (int)k : 0, x, dir);
@@ -447,7 +436,7 @@ static void report_cubic(const modefit_options *o, const modefit_basis *b,
               "boundary point's value; up to %.3g)", o->cubic == CUBIC_SUM ? "sum" : "copies",
               st->located, st->located - st->extrapolated - st->clamped, st->extrapolated,
               st->max_extrapolated, st->clamped, st->max_clamped);
-    double size = mesh_size(&b->mesh);
+    double size = fe_mesh_extent(&b->mesh);
     if (st->clamped && st->max_clamped > 1e-2 * size)
         ldem_warn("--cubic: FEM node %ld rotated by C^%d falls %.3g (%.1f%% of the mesh's "
                   "size) outside the mesh: the rotations are about the origin; is the FEM "

@@ -29,17 +29,6 @@
  * for a sphere, enough for the lowest modes to 1e-3 (test_fe_solve's sphere is 0.3). */
 #define MESH_FRACTION 0.3
 
-static double mesh_extent(const fe_mesh *m)
-{
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < m->nnodes; i++)
-        for (int d = 0; d < 3; d++) {
-            lo[d] = fmin(lo[d], m->xyz[3 * i + d]);
-            hi[d] = fmax(hi[d], m->xyz[3 * i + d]);
-        }
-    return fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -114,7 +103,7 @@ int modefit_solve_mesh(const modefit_options *o, const modefit_grain *g, modefit
 static int factor_system(const modefit_options *o, const modefit_basis *b, fe_sparse *S,
                          fe_solver **f, double *shift, double *scale, ldem_err *err)
 {
-    double L = mesh_extent(&b->mesh);
+    double L = fe_mesh_extent(&b->mesh);
     *scale = o->E / (b->rho * L * L);
     *shift = SHIFT_FRACTION * *scale;
     int rc = fe_sparse_assemble(&b->mesh, o->E, o->nu, b->rho, S, err);
