@@ -384,14 +384,29 @@ Test(fem_frd, missing_node_names_the_lowest_number)
     fault_end(&c);
 }
 
-Test(fem_frd, unknown_node_refused)
+/* A node the mesh does not have (a wall's, a rigid body's reference node in a contact
+ * model's .frd) is passed over; the grain's values are read as they are. */
+Test(fem_frd, a_few_unknown_nodes_ignored)
 {
     fault_case c;
     fault_begin(&c);
     long h;
     const char *path = write_one(&c, "extra.frd", 99999, &h);
-    read_fails(path, &c.m, 0, RECORD_LINE(h, c.m.nnodes), "node 99999 is not in the mesh",
-               NULL);
+    fe_snapshots s;
+    read_ok(path, &c.m, 0, &s);
+    cr_assert_eq(s.count, 1);
+    for (size_t i = 0; i < 3 * c.m.nnodes; i++)
+        cr_assert_eq(s.u[i], ff_e125(c.u[i]));
+    fe_snapshots_free(&s);
+    fault_end(&c);
+}
+
+Test(fem_frd, node_twice_refused)
+{
+    fault_case c;
+    fault_begin(&c);
+    long h;
+    const char *path;
     /* the same node twice */
     path = write_one(&c, "twice.frd", c.m.node_id[0], &h);
     char word[64];
@@ -585,17 +600,26 @@ Test(fem_frd, mismatched_mesh)
     snprintf(word, sizeof word, "node %ld is at", c.m.node_id[4]);
     read_fails(path, &c.m, 0, 4 + 4, word, "in the mesh");
     (void)h;
-    /* numbered differently: 4 extra nodes shift every number after them */
+    /* numbered differently: most nodes unknown is another mesh, not a few walls' nodes */
     fe_mesh renum;
     ff_box_mesh(2, 1, 1, 0.5, FE_TET4, &renum);
     for (size_t i = 0; i < renum.nnodes; i++)
-        renum.node_id[i] += 1;
+        renum.node_id[i] += 1000;
     path = ff_path("renumbered.frd");
     ff_frd_open(&w, path, 1);
     h = ff_frd_disp(&w, &renum, c.u, NULL, 0, 1.0, 1);
     ff_frd_close(&w, 1);
     snprintf(word, sizeof word, "node %ld is not in the mesh", renum.node_id[0]);
-    read_fails(path, &c.m, 0, RECORD_LINE(h, 0), word, NULL);
+    read_fails(path, &c.m, 0, RECORD_LINE(h, 0), word, "nor are");
+    /* shifted by one: all but one known, but the mesh's first node has no value */
+    for (size_t i = 0; i < renum.nnodes; i++)
+        renum.node_id[i] -= 1000 - 7; /* node k numbered as node k + 1 */
+    path = ff_path("shifted.frd");
+    ff_frd_open(&w, path, 1);
+    h = ff_frd_disp(&w, &renum, c.u, NULL, 0, 1.0, 1);
+    ff_frd_close(&w, 1);
+    snprintf(word, sizeof word, "no value for node %ld", c.m.node_id[0]);
+    read_fails(path, &c.m, 0, h, word, NULL);
     fe_mesh_free(&renum);
     fe_mesh_free(&moved);
     fault_end(&c);

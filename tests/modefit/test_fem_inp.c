@@ -13,6 +13,7 @@
 
 #include "fem_fixture.h"
 #include "femesh.h"
+#include "ldem/log.h"
 
 #define FEM_DIR MODEFIT_TEST_DIR "/fem"
 
@@ -146,11 +147,8 @@ Test(fem_inp, complete_rows_with_trailing_commas)
     free(text);
     fe_mesh m;
     read_ok(path, &m);
-    cr_assert_eq(m.nnodes, 11);
-    assert_node(&m, 10, 300, 5, 5, 5);
-    m.nnodes = 10; /* the tet's nodes as before */
+    cr_assert_eq(m.nnodes, 10); /* node 300, which no tet uses, is not the grain's */
     check_one_c3d10(&m);
-    m.nnodes = 11;
     fe_mesh_free(&m);
 }
 
@@ -174,7 +172,7 @@ Test(fem_inp, lower_dimensional_elements_skipped)
     fe_mesh m;
     read_ok(FEM_DIR "/surfaces.inp", &m);
     cr_assert_eq(m.ntets, 1);
-    cr_assert_eq(m.nnodes, 7); /* every *NODE kept, used or not */
+    cr_assert_eq(m.nnodes, 4); /* nodes 5-7, which only the surfaces use, left out */
     for (int k = 0; k < 4; k++)
         cr_assert_eq(m.node_id[m.tet[k]], k + 1);
     fe_mesh_free(&m);
@@ -236,13 +234,64 @@ static const char *deck(const char *name, const char *text)
 
 #define NODES4 "*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n3, 0, 1, 0\n4, 0, 0, 1\n"
 
-Test(fem_inp, hexahedra_refused_with_line_and_type)
+/* A volume element that shares a node with the tets is part of the grain: a grain of
+ * mixed element types is refused (reading only its tets would lose volume). */
+Test(fem_inp, volume_elements_sharing_tet_nodes_refused)
 {
     const char *p = deck("hex.inp", NODES4 "5,1,1,0\n6,1,0,1\n7,0,1,1\n8,1,1,1\n"
+                                           "*ELEMENT, TYPE=C3D4\n9, 1, 2, 3, 4\n"
                                            "*ELEMENT, TYPE=C3D8\n1, 1,2,5,3,4,6,8,7\n");
-    read_fails(p, "hex.inp", 10, "C3D8", "C3D4 or C3D10", NULL);
-    p = deck("c3d20r.inp", NODES4 "*element, type=c3d20r\n");
-    read_fails(p, "c3d20r.inp", 6, "C3D20R", NULL);
+    read_fails(p, "hex.inp", 13, "element 1 (C3D8) shares node", "C3D4 or C3D10", NULL);
+    /* a hexahedral mesh alone has no grain */
+    p = deck("hexonly.inp", NODES4 "5,1,1,0\n6,1,0,1\n7,0,1,1\n8,1,1,1\n"
+                                   "*ELEMENT, TYPE=C3D8\n1, 1,2,5,3,4,6,8,7\n");
+    read_fails(p, "hexonly.inp", 0, "no C3D4 or C3D10", "1 elements of other types", NULL);
+    p = deck("c3d2.inp", NODES4 "*element, type=c3d2\n");
+    read_fails(p, "c3d2.inp", 6, "C3D2", "not supported", NULL);
+}
+
+/* A contact model's deck: the grain's tets, two C3D8 wall blocks (one a *RIGID BODY with
+ * its REF and ROT nodes), an R3D4 rigid surface, a C3D20R block over two lines. All but
+ * the tets and their nodes are ignored, with one note. */
+Test(fem_inp, walls_rigid_bodies_and_reference_nodes_ignored)
+{
+    const char *p = deck(
+        "walls.inp",
+        "*NODE\n1, 0, 0, 0\n2, 1, 0, 0\n3, 0, 1, 0\n4, 0, 0, 1\n"
+        "** a wall block, its nodes before and after the grain's\n"
+        "11, 0, 0, 2\n12, 1, 0, 2\n13, 1, 1, 2\n14, 0, 1, 2\n"
+        "*NODE, NSET=NWALL2\n15, 0, 0, 3\n16, 1, 0, 3\n17, 1, 1, 3\n18, 0, 1, 3\n"
+        "20, 0, 0, 4\n21, 0, 0, 5\n"
+        "*ELEMENT, TYPE=C3D8, ELSET=WALL\n100, 11, 12, 13, 14, 15, 16, 17, 18\n"
+        "*ELEMENT, TYPE=R3D4, ELSET=RIGIDSURF\n101, 11, 12, 13, 14\n"
+        "*ELEMENT, TYPE=C3D20R, ELSET=BLOCK\n"
+        "102, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45,\n"
+        "46, 47, 48, 49, 50\n"
+        "*ELEMENT, TYPE=C3D4, ELSET=SPHERE\n1, 1, 2, 3, 4\n"
+        "*RIGID BODY, ELSET=WALL, REF NODE=20, ROT NODE=21\n");
+    FILE *log = tmpfile();
+    cr_assert_not_null(log);
+    ldem_log_set_stream(log);
+    int level = ldem_log_get_level();
+    ldem_log_set_level(LDEM_LOG_INFO);
+    fe_mesh m;
+    read_ok(p, &m);
+    ldem_log_set_level(level);
+    ldem_log_set_stream(NULL);
+    cr_assert_eq(m.ntets, 1);
+    cr_assert_eq(m.nnodes, 4);
+    for (int k = 0; k < 4; k++)
+        assert_node(&m, (size_t)k, k + 1, k == 1, k == 2, k == 3);
+    fe_mesh_free(&m);
+    char text[1024] = "";
+    rewind(log);
+    size_t n = fread(text, 1, sizeof text - 1, log);
+    text[n] = '\0';
+    fclose(log);
+    cr_assert_not_null(strstr(text, "walls.inp: ignored 1 C3D8, 1 R3D4 and 1 C3D20R elements "
+                                    "and 10 nodes no tetrahedron uses"),
+                       "log: %s", text);
+    cr_assert_null(strchr(strchr(text, '\n') + 1, '\n'), "one line, not: %s", text);
 }
 
 Test(fem_inp, mixed_c3d4_and_c3d10_refused)

@@ -64,18 +64,27 @@ int fe_node_sort(const fe_mesh *m, const char *source, long **sorted_ids, size_t
  * empty (zeroed), never half-filled. */
 
 /* Abaqus/CalculiX input deck: *NODE and *ELEMENT, TYPE=C3D4 or C3D10 (continuation lines
- * allowed), *INCLUDE, INPUT=... followed relative to the deck. Other element types of
- * lower dimension (surface, line, point) are skipped; other volume elements (C3D8, C3D20,
- * C3D6, ...) are an error, as is a mix of C3D4 and C3D10. (Gmsh 4.8 cannot read .inp,
- * whatever the first design notes hoped, so this reader is ours.) */
+ * allowed), *INCLUDE, INPUT=... followed relative to the deck. The grain is the deck's
+ * tetrahedra, all of them (two tet bodies would be read as one grain; a mix of C3D4 and
+ * C3D10 is an error). What is not the grain's is left out, with one info line counting
+ * it: elements of lower dimension (surfaces such as R3D4, lines, springs, masses), other
+ * volume elements (a contact model's C3D8/C3D20 wall blocks) as long as they share no node
+ * with the tets (one that does is an error: the grain would lose volume), and nodes no
+ * tet uses (walls', *RIGID BODY REF/ROT nodes); the mesh keeps the tets' nodes in file
+ * order. (Gmsh 4.8 cannot read .inp, whatever the first design notes hoped, so this
+ * reader is ours.) */
 int inp_read_mesh(const char *path, fe_mesh *m, ldem_err *err);
 
 /* CalculiX .frd results: every "DISP" block (100CL header, then -1 records with the node
  * number in columns 4-13 and three 12-character values; never split on spaces: negative
  * numbers run together). select: 0 = every DISP block in file order, k > 0 = only the k-th
- * (1-based), -1 = the last one. Each block must give exactly the mesh's nodes (by number,
- * any order); missing or unknown nodes, NaN values, a file without DISP blocks, and a
- * snapshot that is zero everywhere are errors naming the line.
+ * (1-based), -1 = the last one. Each block must give every node a tet uses (by number, any
+ * order); nodes the mesh does not have (a contact model's walls and reference nodes) are
+ * passed over with one info line, unless they are most of the block's (the results of
+ * another mesh). Missing nodes, a node twice, NaN values, a file without DISP blocks,
+ * and a snapshot that is zero everywhere are errors naming the line. Every other block
+ * (STRESS, TOSTRAIN, FORC, ENER, ERROR, CONTACT, CELS, ..., 3C elements, 1P/1U lines) is
+ * passed over.
  * Also: the short format (I5 node numbers) is read as the headers say; only the blocks
  * select keeps are judged (a NaN in a block it passes over is no error); "snapshot N"
  * counts DISP blocks from 1; time = the header's VALUE, step = its NUMSTP (CalculiX: the

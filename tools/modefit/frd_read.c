@@ -11,9 +11,11 @@
  *        values; " -3" ends every block.
  *   "9999"                  the end of the file.
  * Columns are sliced, never split on blanks: a negative E12.5 value has no blank before
- * it ("1.00000E-02-7.50000E-04"). Only DISP blocks are read; STRESS, ERROR, ... are passed
- * over. A 2C block is compared with the mesh, node by node, so that a results file of
- * another mesh with the same numbering is caught too. */
+ * it ("1.00000E-02-7.50000E-04"). Only DISP blocks are read; STRESS, ERROR, CONTACT, ...
+ * are passed over. Nodes a DISP block has and the mesh does not (walls, rigid-body
+ * reference nodes of a contact model) are passed over too, unless they are the majority.
+ * A 2C block is compared with the mesh, node by node, so that a results file of another
+ * mesh with the same numbering is caught too. */
 #include "femesh.h"
 
 #include <ctype.h>
@@ -99,6 +101,9 @@ typedef struct frd_reader {
 
     double *vals;           /* the block being read: nnodes * 3 */
     long *seen;             /* line of each node's record in it; 0 = none */
+
+    size_t ignored;         /* most records of nodes not in the mesh in one DISP block */
+    long ignored_id;        /* the first such node, for the note */
 } frd_reader;
 
 static int truncated(frd_reader *fr, const char *what, long started, ldem_err *err)
@@ -236,6 +241,9 @@ typedef struct frd_result {
     int ncomp, provided;  /* -5 records, and those with data */
     int disp_order_ok;    /* the provided components are D1 D2 D3, in order */
     size_t records;
+    size_t unknown;       /* records of nodes the mesh does not have */
+    long unknown_id;      /* the first of them */
+    long unknown_line;
     ldem_err err;         /* the first problem with the values (not the layout) */
     int status;
 } frd_result;
@@ -343,9 +351,11 @@ static int disp_record(frd_reader *fr, frd_result *res, ldem_err *err)
     }
     res->records++;
     long i = fe_node_lookup(fr->ids, fr->perm, fr->m->nnodes, id);
-    if (i < 0) {
-        value_problem(fr, res, "node %ld is not in the mesh (DISP block %zu); expected the "
-                               "results of this mesh", id, fr->ndisp);
+    if (i < 0) { /* a wall's or rigid body's node, unless most are (disp_complete) */
+        if (res->unknown++ == 0) {
+            res->unknown_id = id;
+            res->unknown_line = fr->r.lineno;
+        }
         return LDEM_OK;
     }
     if (fr->seen[i]) {
@@ -369,6 +379,15 @@ static void disp_complete(frd_reader *fr, frd_result *res)
 {
     if (res->status)
         return;
+    /* A contact model's .frd also holds its walls' and reference nodes: fewer than the
+     * grain's. When they are the majority, the file is another mesh's results. */
+    if (res->unknown > res->records - res->unknown) {
+        res->status = ldem_err_set(&res->err, LDEM_ERR_INPUT, fr->r.path, res->unknown_line,
+                                   "node %ld is not in the mesh, nor are %zu of the %zu nodes "
+                                   "of DISP block %zu; expected the results of this mesh",
+                                   res->unknown_id, res->unknown - 1, res->records, fr->ndisp);
+        return;
+    }
     if (res->numnod > 0 && (size_t)res->numnod != res->records) {
         res->status = ldem_err_set(&res->err, LDEM_ERR_INPUT, fr->r.path, res->header_line,
                                    "DISP block header says %ld nodes, but %zu records follow",
@@ -437,6 +456,11 @@ static int disp_block_done(frd_reader *fr, frd_result *res, int *pending, ldem_e
                                    "snapshot %zu is zero everywhere (DISP block at step %ld, "
                                    "time %g); expected a deformed state",
                                    fr->ndisp, res->numstp, res->time);
+    if (!res->status && res->unknown > fr->ignored) {
+        if (fr->ignored == 0)
+            fr->ignored_id = res->unknown_id;
+        fr->ignored = res->unknown;
+    }
     if (fr->select == -1) {
         *pending = res->status;
         if (res->status) {
@@ -619,6 +643,10 @@ int frd_read_disp(const char *path, const fe_mesh *m, long select, fe_snapshots 
         st = read_blocks(&fr, err);
     if (!st) {
         s->nnodes = m->nnodes;
+        if (fr.ignored)
+            ldem_info("%s: ignored %zu nodes of the DISP blocks that are not the mesh's "
+                      "(walls, rigid-body nodes; node %ld first)", path, fr.ignored,
+                      fr.ignored_id);
         ldem_debug("%s: %zu DISP blocks, %zu snapshots kept", path, fr.ndisp, s->count);
     }
     reader_free(&fr);

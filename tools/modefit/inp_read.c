@@ -4,7 +4,9 @@
  * "KEY=value" parameters separated by commas), "**" starts a comment, everything else is a
  * data line of the last keyword. *INCLUDE inserts a file where it stands, so an included
  * file's last keyword carries on into the lines after the *INCLUDE, as in Abaqus.
- * Only *NODE and *ELEMENT data matter; other keywords' data lines are passed over.
+ * Only *NODE and *ELEMENT data matter; other keywords' data lines are passed over. The
+ * grain is the tets; a contact model's walls (other volume elements that share no node
+ * with them, rigid surfaces) and nodes no tet uses are counted and left out (femesh.h).
  * Nodes and elements are collected first and resolved at the end, because a deck may
  * define its elements before their nodes. */
 /* realpath(3), for include loops, is an XSI extension of POSIX.1-2008; the build only
@@ -30,7 +32,8 @@
 #define INP_MAX_PARAMS 32      /* parameters on one keyword line */
 #define INP_FIELD_MAX 128      /* characters in one numeric field */
 #define INP_NAME_MAX 64        /* keyword and element type names */
-#define INP_SKIPPED_TYPES 8    /* element types named in the "skipped" message */
+#define INP_SKIPPED_TYPES 8    /* element types named in the "ignored" message */
+#define INP_MAX_ELEM_NODES 27  /* C3D27, the largest continuum element */
 
 /* Where something was defined: index into inp_reader.files, 1-based line. */
 typedef struct inp_loc {
@@ -50,8 +53,25 @@ typedef struct inp_elem {
     inp_loc loc;
 } inp_elem;
 
-/* What the data lines belong to: another keyword, *NODE, tets, or elements we skip. */
-enum inp_mode { MODE_OTHER, MODE_NODE, MODE_TET, MODE_SKIP_ELEMENTS };
+/* A volume element that is not a tet (a C3D8 wall block, ...): kept until the end only to
+ * see that it shares no node with the tets. */
+typedef struct inp_other {
+    long id;
+    size_t first;                  /* its nodes: other_nodes[first .. first + n) */
+    int n;
+    int type;                      /* index into types[], or -1 */
+    inp_loc loc;
+} inp_other;
+
+/* An element type the grain does not use, and how many elements of it the deck has. */
+typedef struct inp_type_count {
+    char name[INP_NAME_MAX];
+    size_t count;
+} inp_type_count;
+
+/* What the data lines belong to: another keyword, *NODE, tets, other volume elements, or
+ * elements of lower dimension (surfaces, lines, points) that we only count. */
+enum inp_mode { MODE_OTHER, MODE_NODE, MODE_TET, MODE_VOLUME, MODE_SKIP_ELEMENTS };
 
 typedef struct inp_reader {
     char **files;                  /* every file read, as named in messages */
@@ -60,9 +80,9 @@ typedef struct inp_reader {
     int depth;
 
     int mode;
-    int tet_nodes;                 /* nodes per element in MODE_TET */
+    int elem_nodes;                /* nodes per element in MODE_TET and MODE_VOLUME */
     char type[INP_NAME_MAX];       /* element type of the current *ELEMENT */
-    long pend[1 + FE_TET10];       /* the element being read: number, then nodes */
+    long pend[1 + INP_MAX_ELEM_NODES]; /* the element being read: number, then nodes */
     int npend;
     inp_loc pend_loc;
 
@@ -75,10 +95,17 @@ typedef struct inp_reader {
     inp_elem *elems;
     size_t nelems, elems_cap;
 
-    size_t skipped;                /* elements of other (lower-dimensional) types */
+    inp_other *others;             /* volume elements that are not tets */
+    size_t nothers, others_cap;
+    long *other_nodes;
+    size_t nother_nodes, other_nodes_cap;
+
+    size_t skipped;                /* elements that are not tets, of any type */
     int skip_continues;            /* the last skipped data line ended with a comma */
-    char skipped_types[INP_SKIPPED_TYPES][INP_NAME_MAX];
-    int nskipped_types;
+    inp_type_count types[INP_SKIPPED_TYPES]; /* ... counted by type (the first few) */
+    int ntypes;
+    int cur_type;                  /* the current *ELEMENT's index in types[], or -1 */
+    size_t unused_nodes;           /* nodes no tet uses, left out of the mesh */
 } inp_reader;
 
 static int read_file(inp_reader *rd, const char *path, const inp_loc *from, ldem_err *err);
@@ -257,23 +284,43 @@ static int tet_nodes_of(const char *type)
     return n;
 }
 
-/* Continuum 3-D elements we cannot use: C3D8, C3D20R, DC3D8 (heat transfer), C3D6,
- * SC8R (continuum shells), ... -- an error, since dropping them would lose volume. */
-static int is_other_volume_type(const char *type)
+/* Nodes per element of the other continuum 3-D types (C3D8, C3D20R, DC3D8, C3D6, SC8R, ...:
+ * the number after C3D or SC), else 0. A contact model's rigid walls are often such
+ * blocks; they are ignored when they share no node with the tets (build_mesh), since an
+ * element that does would be part of the grain, and dropping it would lose volume. */
+static int volume_nodes_of(const char *type)
 {
-    const char *c3d = strstr(type, "C3D");
-    if (c3d && isdigit((unsigned char)c3d[3]))
-        return 1;
-    return strncmp(type, "SC", 2) == 0 && isdigit((unsigned char)type[2]);
+    const char *p = strstr(type, "C3D");
+    if (p && isdigit((unsigned char)p[3]))
+        p += 3;
+    else if (strncmp(type, "SC", 2) == 0 && isdigit((unsigned char)type[2]))
+        p = type + 2;
+    else
+        return 0;
+    long n = 0;
+    for (; isdigit((unsigned char)*p) && n <= INP_MAX_ELEM_NODES; p++)
+        n = 10 * n + (*p - '0');
+    return (int)n;
 }
 
-static void note_skipped_type(inp_reader *rd, const char *type)
+/* The index of `type` in the counts of ignored types (added if there is room), or -1. */
+static int note_skipped_type(inp_reader *rd, const char *type)
 {
-    for (int i = 0; i < rd->nskipped_types; i++)
-        if (strcmp(rd->skipped_types[i], type) == 0)
-            return;
-    if (rd->nskipped_types < INP_SKIPPED_TYPES)
-        snprintf(rd->skipped_types[rd->nskipped_types++], INP_NAME_MAX, "%s", type);
+    for (int i = 0; i < rd->ntypes; i++)
+        if (strcmp(rd->types[i].name, type) == 0)
+            return i;
+    if (rd->ntypes >= INP_SKIPPED_TYPES)
+        return -1;
+    snprintf(rd->types[rd->ntypes].name, INP_NAME_MAX, "%s", type);
+    rd->types[rd->ntypes].count = 0;
+    return rd->ntypes++;
+}
+
+static void count_skipped(inp_reader *rd)
+{
+    rd->skipped++;
+    if (rd->cur_type >= 0)
+        rd->types[rd->cur_type].count++;
 }
 
 /* -------------------------------------------------------------- keyword lines -------- */
@@ -284,7 +331,7 @@ static int incomplete_element(const inp_reader *rd, ldem_err *err)
     return ldem_err_set(err, LDEM_ERR_INPUT, loc_file(rd, rd->pend_loc), rd->pend_loc.line,
                         "element %ld has %d of its %d nodes (type %s); expected the rest on "
                         "continuation lines",
-                        rd->pend[0], rd->npend - 1, rd->tet_nodes, rd->type);
+                        rd->pend[0], rd->npend - 1, rd->elem_nodes, rd->type);
 }
 
 /* The path of an INPUT= file: relative to the directory of the file naming it. */
@@ -339,13 +386,18 @@ static int element_keyword(inp_reader *rd, const inp_keyword *kw, inp_loc here,
             memcpy(rd->order_type, type, sizeof type);
         }
         rd->mode = MODE_TET;
-        rd->tet_nodes = n;
-    } else if (is_other_volume_type(type)) {
-        return ldem_err_set(err, LDEM_ERR_INPUT, file, here.line,
-                            "element type %s is not supported; expected tetrahedra (C3D4 or "
-                            "C3D10)", type);
+        rd->elem_nodes = n;
+    } else if ((n = volume_nodes_of(type)) != 0) {
+        if (n < FE_TET4 || n > INP_MAX_ELEM_NODES)
+            return ldem_err_set(err, LDEM_ERR_INPUT, file, here.line,
+                                "element type %s is not supported; expected tetrahedra (C3D4 "
+                                "or C3D10), or other volume elements of 4 to %d nodes that "
+                                "share no node with them", type, INP_MAX_ELEM_NODES);
+        rd->cur_type = note_skipped_type(rd, type);
+        rd->mode = MODE_VOLUME;
+        rd->elem_nodes = n;
     } else {
-        note_skipped_type(rd, type);
+        rd->cur_type = note_skipped_type(rd, type);
         rd->mode = MODE_SKIP_ELEMENTS;
         rd->skip_continues = 0;
     }
@@ -442,15 +494,35 @@ static int node_line(inp_reader *rd, char *s, inp_loc here, ldem_err *err)
     return LDEM_OK;
 }
 
+/* A volume element that is not a tet: its nodes, for build_mesh's check. */
+static int finish_other(inp_reader *rd, ldem_err *err)
+{
+    size_t n = (size_t)rd->elem_nodes;
+    if (!fe_grow((void **)&rd->others, &rd->others_cap, rd->nothers + 1, sizeof *rd->others) ||
+        !fe_grow((void **)&rd->other_nodes, &rd->other_nodes_cap, rd->nother_nodes + n,
+                 sizeof *rd->other_nodes))
+        return ldem_err_set(err, LDEM_ERR_NOMEM, loc_file(rd, rd->pend_loc),
+                            rd->pend_loc.line, "out of memory for elements");
+    rd->others[rd->nothers++] = (inp_other){rd->pend[0], rd->nother_nodes, (int)n,
+                                            rd->cur_type, rd->pend_loc};
+    memcpy(rd->other_nodes + rd->nother_nodes, rd->pend + 1, n * sizeof *rd->other_nodes);
+    rd->nother_nodes += n;
+    count_skipped(rd);
+    rd->npend = 0;
+    return LDEM_OK;
+}
+
 static int finish_element(inp_reader *rd, ldem_err *err)
 {
+    if (rd->mode == MODE_VOLUME)
+        return finish_other(rd, err);
     if (!fe_grow((void **)&rd->elems, &rd->elems_cap, rd->nelems + 1, sizeof *rd->elems))
         return ldem_err_set(err, LDEM_ERR_NOMEM, loc_file(rd, rd->pend_loc),
                             rd->pend_loc.line, "out of memory for elements");
     inp_elem *e = &rd->elems[rd->nelems++];
     memset(e, 0, sizeof *e);
     e->id = rd->pend[0];
-    memcpy(e->node, rd->pend + 1, (size_t)rd->tet_nodes * sizeof *e->node);
+    memcpy(e->node, rd->pend + 1, (size_t)rd->elem_nodes * sizeof *e->node);
     e->loc = rd->pend_loc;
     rd->npend = 0;
     return LDEM_OK;
@@ -461,20 +533,20 @@ static int finish_element(inp_reader *rd, ldem_err *err)
 static int element_line(inp_reader *rd, char *s, inp_loc here, ldem_err *err)
 {
     const char *file = loc_file(rd, here);
-    char *field[1 + FE_TET10 + 1];
+    char *field[1 + INP_MAX_ELEM_NODES + 1];
     int trailing;
-    int need = 1 + rd->tet_nodes;
-    int n = split_fields(s, field, 1 + FE_TET10, &trailing);
+    int need = 1 + rd->elem_nodes;
+    int n = split_fields(s, field, 1 + INP_MAX_ELEM_NODES, &trailing);
     if (rd->npend == 0)
         rd->pend_loc = here;
     if (n > need - rd->npend) {
         if (rd->npend == 0)
             return ldem_err_set(err, LDEM_ERR_INPUT, file, here.line,
                                 "more than %d numbers on a %s element line; expected the "
-                                "element number and %d nodes", need, rd->type, rd->tet_nodes);
+                                "element number and %d nodes", need, rd->type, rd->elem_nodes);
         return ldem_err_set(err, LDEM_ERR_INPUT, file, here.line,
                             "element %ld has more than %d nodes (type %s)", rd->pend[0],
-                            rd->tet_nodes, rd->type);
+                            rd->elem_nodes, rd->type);
     }
     for (int i = 0; i < n; i++) {
         long v;
@@ -493,7 +565,7 @@ static int element_line(inp_reader *rd, char *s, inp_loc here, ldem_err *err)
 static void skipped_line(inp_reader *rd, const char *s)
 {
     if (!rd->skip_continues)
-        rd->skipped++;
+        count_skipped(rd);
     size_t n = strlen(s);
     rd->skip_continues = n > 0 && s[n - 1] == ',';
 }
@@ -514,6 +586,7 @@ static int one_line(inp_reader *rd, char *line, inp_loc here, ldem_err *err)
     case MODE_NODE:
         return node_line(rd, s, here, err);
     case MODE_TET:
+    case MODE_VOLUME:
         return element_line(rd, s, here, err);
     case MODE_SKIP_ELEMENTS:
         skipped_line(rd, s);
@@ -668,7 +741,7 @@ static int check_element_numbers(const inp_reader *rd, ldem_err *err)
     return st;
 }
 
-/* Elements' node numbers to node indices; each element checked where it was defined. */
+/* Tets' node numbers to indices into rd->nodes (m->tet, compacted later). */
 static int resolve_elements(const inp_reader *rd, const long *ids, const size_t *perm,
                             fe_mesh *m, ldem_err *err)
 {
@@ -684,6 +757,61 @@ static int resolve_elements(const inp_reader *rd, const long *ids, const size_t 
             m->tet[k * e + j] = (size_t)i;
         }
     }
+    return LDEM_OK;
+}
+
+/* A volume element that is not a tet is ignored (a wall block of a contact model) only
+ * when it shares no node with the tets: one that does belongs to the grain, and a grain
+ * of mixed element types is refused rather than read without part of its volume. */
+static int check_others(const inp_reader *rd, const long *ids, const size_t *perm,
+                        const unsigned char *used, ldem_err *err)
+{
+    for (size_t e = 0; e < rd->nothers; e++) {
+        const inp_other *o = &rd->others[e];
+        for (int j = 0; j < o->n; j++) {
+            long i = fe_node_lookup(ids, perm, rd->nnodes, rd->other_nodes[o->first + (size_t)j]);
+            if (i >= 0 && used[i])
+                return ldem_err_set(err, LDEM_ERR_INPUT, loc_file(rd, o->loc), o->loc.line,
+                                    "element %ld (%s) shares node %ld with the tetrahedra: "
+                                    "a grain of mixed element types is not supported; "
+                                    "expected C3D4 or C3D10 only (other volume elements, "
+                                    "such as rigid wall blocks, must not share its nodes)",
+                                    o->id, o->type >= 0 ? rd->types[o->type].name
+                                                                       : "not a tet",
+                                    rd->other_nodes[o->first + (size_t)j]);
+        }
+    }
+    return LDEM_OK;
+}
+
+/* Keep only the nodes some tet uses, in file order: the others (walls, rigid-body
+ * reference nodes, surface-only nodes) are not the grain's, and would otherwise stretch
+ * the mesh's extent and enter the cubic copies' node maps. */
+static int compact_nodes(inp_reader *rd, const unsigned char *used, fe_mesh *m, ldem_err *err)
+{
+    size_t nn = rd->nnodes, k = (size_t)rd->order, kept = 0;
+    size_t *to = malloc((nn ? nn : 1) * sizeof *to);
+    if (!to)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for %zu nodes", nn);
+    for (size_t i = 0; i < nn; i++) {
+        if (!used[i])
+            continue;
+        to[i] = kept;
+        m->node_id[kept] = rd->nodes[i].id;
+        memcpy(m->xyz + 3 * kept, rd->nodes[i].x, sizeof rd->nodes[i].x);
+        kept++;
+    }
+    for (size_t j = 0; j < k * rd->nelems; j++)
+        m->tet[j] = to[m->tet[j]];
+    free(to);
+    m->nnodes = kept;
+    rd->unused_nodes = nn - kept;
+    return LDEM_OK;
+}
+
+/* Each tet checked, named where the deck defines it. */
+static int check_tets(const inp_reader *rd, const fe_mesh *m, ldem_err *err)
+{
     char why[LDEM_ERR_MSG_MAX - 64];
     for (size_t e = 0; e < rd->nelems; e++) {
         if (fe_tet_defect(m, e, why, sizeof why))
@@ -694,14 +822,13 @@ static int resolve_elements(const inp_reader *rd, const long *ids, const size_t 
     return LDEM_OK;
 }
 
-static int build_mesh(const inp_reader *rd, const char *path, fe_mesh *m, ldem_err *err)
+static int build_mesh(inp_reader *rd, const char *path, fe_mesh *m, ldem_err *err)
 {
     if (rd->nelems == 0)
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
                             "no C3D4 or C3D10 elements (%zu elements of other types "
-                            "skipped); expected a tetrahedral volume mesh", rd->skipped);
+                            "ignored); expected a tetrahedral volume mesh", rd->skipped);
     size_t nn = rd->nnodes, k = (size_t)rd->order;
-    m->nnodes = nn;
     m->ntets = rd->nelems;
     m->order = rd->order;
     m->xyz = malloc((nn ? 3 * nn : 1) * sizeof *m->xyz);
@@ -709,22 +836,28 @@ static int build_mesh(const inp_reader *rd, const char *path, fe_mesh *m, ldem_e
     m->tet = malloc(k * rd->nelems * sizeof *m->tet);
     long *ids = malloc((nn ? nn : 1) * sizeof *ids);
     size_t *perm = malloc((nn ? nn : 1) * sizeof *perm);
+    unsigned char *used = calloc(nn ? nn : 1, 1);
     int st = LDEM_OK;
-    if (!m->xyz || !m->node_id || !m->tet || !ids || !perm)
+    if (!m->xyz || !m->node_id || !m->tet || !ids || !perm || !used)
         st = ldem_err_set(err, LDEM_ERR_NOMEM, path, 0, "out of memory for the mesh");
-    if (!st) {
-        for (size_t i = 0; i < nn; i++) {
-            m->node_id[i] = rd->nodes[i].id;
-            memcpy(m->xyz + 3 * i, rd->nodes[i].x, sizeof rd->nodes[i].x);
-        }
+    if (!st)
         st = sort_nodes(rd, ids, perm, err);
-    }
     if (!st)
         st = check_element_numbers(rd, err);
     if (!st)
         st = resolve_elements(rd, ids, perm, m, err);
+    if (!st) {
+        for (size_t j = 0; j < k * rd->nelems; j++)
+            used[m->tet[j]] = 1;
+        st = check_others(rd, ids, perm, used, err);
+    }
+    if (!st)
+        st = compact_nodes(rd, used, m, err);
     free(ids);
     free(perm);
+    free(used);
+    if (!st)
+        st = check_tets(rd, m, err);
     if (!st)
         st = fe_mesh_check(m, path, err);
     return st;
@@ -737,19 +870,36 @@ static void reader_free(inp_reader *rd)
     free(rd->files);
     free(rd->nodes);
     free(rd->elems);
+    free(rd->others);
+    free(rd->other_nodes);
 }
 
-static void log_skipped(const inp_reader *rd, const char *path)
+/* One line for everything that is not the grain's: "deck.inp: ignored 6 C3D8 and 1200 CPS6
+ * elements and 48 nodes no tetrahedron uses". */
+static void log_ignored(const inp_reader *rd, const char *path)
 {
-    if (!rd->skipped || !ldem_log_enabled(LDEM_LOG_INFO))
+    if ((!rd->skipped && !rd->unused_nodes) || !ldem_log_enabled(LDEM_LOG_INFO))
         return;
-    char list[INP_SKIPPED_TYPES * (INP_NAME_MAX + 1)] = "";
-    size_t used = 0;
-    for (int i = 0; i < rd->nskipped_types; i++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? " " : "",
-                                 rd->skipped_types[i]);
-    ldem_info("%s: skipped %zu elements that are not volume elements (%s)", path, rd->skipped,
-              list);
+    char list[INP_SKIPPED_TYPES * (INP_NAME_MAX + 32) + 64] = "";
+    size_t used = 0, named = 0;
+    for (int i = 0; i < rd->ntypes; i++) {
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%zu %s",
+                                 i == 0 ? "" : (i + 1 == rd->ntypes && named + rd->types[i].count
+                                                == rd->skipped) ? " and " : ", ",
+                                 rd->types[i].count, rd->types[i].name);
+        named += rd->types[i].count;
+    }
+    if (named < rd->skipped)
+        snprintf(list + used, sizeof list - used, "%s%zu of other types", used ? " and " : "",
+                 rd->skipped - named);
+    if (rd->skipped && rd->unused_nodes)
+        ldem_info("%s: ignored %s elements and %zu nodes no tetrahedron uses (not the "
+                  "grain's)", path, list, rd->unused_nodes);
+    else if (rd->skipped)
+        ldem_info("%s: ignored %s elements (not the grain's)", path, list);
+    else
+        ldem_info("%s: ignored %zu nodes no tetrahedron uses (not the grain's)", path,
+                  rd->unused_nodes);
 }
 
 int inp_read_mesh(const char *path, fe_mesh *m, ldem_err *err)
@@ -763,7 +913,7 @@ int inp_read_mesh(const char *path, fe_mesh *m, ldem_err *err)
     if (!st)
         st = build_mesh(&rd, path, m, err);
     if (!st) {
-        log_skipped(&rd, path);
+        log_ignored(&rd, path);
         ldem_debug("%s: %zu nodes, %zu %s tetrahedra", path, m->nnodes, m->ntets,
                    rd.order_type);
     }
