@@ -4,7 +4,7 @@ compaction (data/fem/sphere-compaction) by modefit --cubic.
 
 usage: check_deformable.py SPHERE6.ldg SPHERE3.ldg SPHERE.ldg APPENDIX_B.tsv [--check]
 
-SPHERE6 (--cubic sum + the Appendix B table as ETAB: compaction1, cubic27) and SPHERE3
+SPHERE6 (--cubic sum + the Appendix B table as ETAB: cubic27) and SPHERE3
 (--cubic copies, three linear modes: bench/deformable); SPHERE is the single two-plate mode
 of the same snapshot. Prints what it compares and, with --check, exits 1 when:
   1. one of sphere6's six poles (the surface node nearest to ±10 on each axis) moves

@@ -5,6 +5,7 @@ Everything here is written from the file formats (Abaqus/CalculiX deck, CalculiX
 modefit against the format rather than against itself. numpy only (no scipy)."""
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -323,18 +324,24 @@ def dat_series(path, title_start, set_name):
 
 def main(argv):
     """`ccx_fem.py ccx DIR JOB`: run CalculiX on DIR/JOB.inp, print and record
-    (DIR/JOB.time) the wall time; exit 1 with the log's tail when the run fails."""
+    (DIR/JOB.time: wall seconds, then CPU seconds) the times; exit 1 with the log's tail
+    when the run fails. The CPU time is what a run costs on a machine shared with others,
+    where the wall time also counts the waiting."""
     if len(argv) != 4 or argv[1] != "ccx":
         print("usage: ccx_fem.py ccx DIR JOB", file=sys.stderr)
         return 2
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         dt = run_ccx(argv[3], argv[2])
     except FemError as e:
         print(f"ccx_fem.py: error: {e}", file=sys.stderr)
         return 1
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(os.path.join(argv[2], argv[3] + ".time"), "w") as f:
-        f.write(f"{dt:.2f}\n")
-    print(f"ccx -i {argv[3]}: {dt:.1f} s (log: {os.path.join(argv[2], argv[3] + '.log')})")
+        f.write(f"{dt:.2f}\t{cpu:.2f}\n")
+    print(f"ccx -i {argv[3]}: {dt:.1f} s, CPU {cpu:.1f} s (log: "
+          f"{os.path.join(argv[2], argv[3] + '.log')})")
     return 0
 
 
