@@ -197,7 +197,9 @@ static int parse_normalize(const char *arg, modefit_options *o)
     int mean = !strncmp(arg, "mean:", 5);
     if (!mean && strncmp(arg, "point:", 6) != 0)
         return ldem_usage_error(usage_text, arg);
-    const char *body = arg + (mean ? 5 : 6);
+    /* The body after the kind's colon (found, not offset: GCC's -O2 with ASan took the
+     * constant offset for a read past an empty string, -Wstringop-overread). */
+    const char *body = strchr(arg, ':') + 1;
     const char *colon = strrchr(body, ':');
     if (!colon || colon == body || strlen(arg) >= sizeof o->norm_text)
         return ldem_usage_error(usage_text, arg);
