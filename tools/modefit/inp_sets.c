@@ -418,7 +418,9 @@ static int add_face(sets_reader *rd, inp_set *set, size_t *cap, long elem, int f
                     const char *path, ldem_err *err)
 {
     tet_corners key = {.id = elem};
-    const tet_corners *t = bsearch(&key, rd->tets, rd->ntets, sizeof *rd->tets, cmp_tet);
+    /* (no tets: rd->tets may be NULL, which bsearch must not see) */
+    const tet_corners *t =
+        rd->ntets ? bsearch(&key, rd->tets, rd->ntets, sizeof *rd->tets, cmp_tet) : NULL;
     if (!t)
         return ldem_err_set(err, LDEM_ERR_INPUT, path, 0,
                             "*SURFACE %s: element %ld is not a C3D4/C3D10 tetrahedron of the "
@@ -432,7 +434,8 @@ static int add_face(sets_reader *rd, inp_set *set, size_t *cap, long elem, int f
 
 static int resolve_surface(sets_reader *rd, const char *path, inp_set *set, ldem_err *err)
 {
-    qsort(rd->tets, rd->ntets, sizeof *rd->tets, cmp_tet);
+    if (rd->ntets)
+        qsort(rd->tets, rd->ntets, sizeof *rd->tets, cmp_tet);
     set->kind = INP_SET_FACES;
     size_t cap = 0;
     for (size_t i = 0; i < rd->nsurf; i++) {
@@ -466,8 +469,10 @@ static int resolve_nodes(const id_list *l, const char *path, inp_set *set, ldem_
     set->nodes = malloc((l->n ? l->n : 1) * sizeof *set->nodes);
     if (!set->nodes)
         return nomem(err);
-    memcpy(set->nodes, l->id, l->n * sizeof *set->nodes);
-    qsort(set->nodes, l->n, sizeof *set->nodes, cmp_long);
+    if (l->n) { /* an empty list may have no array at all */
+        memcpy(set->nodes, l->id, l->n * sizeof *set->nodes);
+        qsort(set->nodes, l->n, sizeof *set->nodes, cmp_long);
+    }
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++)
         if (!m || set->nodes[m - 1] != set->nodes[i])

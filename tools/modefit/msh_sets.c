@@ -109,7 +109,8 @@ int msh_read_group(const char *path, const char *name, inp_set *set, ldem_err *e
         set->kind = 0;
         return st;
     }
-    qsort(set->nodes, set->count, sizeof *set->nodes, cmp_long);
+    if (set->count) /* an empty group may have no array at all */
+        qsort(set->nodes, set->count, sizeof *set->nodes, cmp_long);
     size_t m = 0;
     for (size_t i = 0; i < set->count; i++)
         if (!m || set->nodes[m - 1] != set->nodes[i])
