@@ -231,11 +231,12 @@ void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_o
     ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
     ldem_vec3 l = ldem_vec3_sub(ldem_vec3_add(w->bodies.x[c->j], off->now), w->bodies.x[c->i]);
     double fa[3] = {f.x, f.y, f.z}, la[3] = {l.x, l.y, l.z};
+    ldem__sums_body(sums, c->i);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
-            sums->virial.m[a][b] += fa[a] * la[b];
+            sums->partial[3 * a + b] += fa[a] * la[b];
     double kn = c->kn; /* dN/dδ its update left (a NODES law's: Σ over its springs) */
     double nl[3] = {c->normal.x * la[0], c->normal.y * la[1], c->normal.z * la[2]};
     for (int a = 0; a < 3; a++)
-        sums->stiffness[a] += kn * nl[a] * nl[a];
+        sums->partial[9 + a] += kn * nl[a] * nl[a];
 }

@@ -23,15 +23,17 @@ static uint64_t contact_key(const ldem_contact *c)
     return ldem_pair_key(c->i, c->j);
 }
 
-/* The shard a contact's history lives in for its whole life: the block of 1/64 of the bodies
- * its first body i belongs to. The list is sorted by i, so each shard is a contiguous run of
- * it and the threads stream through memory (a hash of the pair would scatter every shard
- * over the whole list, and its cache misses alone would make a step several times slower).
- * i never changes, so neither does the shard. */
+/* The shard a contact's history lives in for its whole life: about 1/64 of the bodies, in
+ * whole blocks of LDEM_SUM_BLOCK (a block's partial sums are one thread's), that its first
+ * body i belongs to. The list is sorted by i, so each shard is a contiguous run of it and the
+ * threads stream through memory (a hash of the pair would scatter every shard over the whole
+ * list, and its cache misses alone would make a step several times slower). i never
+ * changes, so neither does the shard. */
 static uint32_t shard_of(const ldem_world *w, uint32_t i)
 {
-    size_t n = w->bodies.count ? w->bodies.count : 1;
-    return (uint32_t)(((uint64_t)i * LDEM_HISTORY_SHARDS) / n);
+    size_t blocks = (w->bodies.count + LDEM_SUM_BLOCK - 1) / LDEM_SUM_BLOCK;
+    return (uint32_t)(((uint64_t)(i / LDEM_SUM_BLOCK) * LDEM_HISTORY_SHARDS) /
+                      (blocks ? blocks : 1));
 }
 
 static uint32_t law_index(const ldem_world *w, uint32_t i, uint32_t j)
@@ -86,10 +88,12 @@ double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c)
     return ops->dissipated ? ops->dissipated(c->law_state) + c->dissipated : c->dissipated;
 }
 
-/* A pair that left the candidate list: its work stays in the energy balance. */
-static void drop_contact(ldem_world *w, ldem_contact *c)
+/* A pair that left the candidate list: its work stays in the energy balance. A refresh's
+ * drops are summed exactly and added to the total once, so the total does not depend on how
+ * the pairs are shared out between ranks. */
+static void drop_contact(ldem_world *w, ldem_contact *c, ldem_xsum *released)
 {
-    w->dissipated_contacts_released += ldem_contact_dissipated(w, c);
+    ldem_xsum_add(released, ldem_contact_dissipated(w, c));
     ldem_contact_release(w, c);
 }
 
@@ -145,6 +149,8 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
     if (!next)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
     size_t n = 0, old = 0, p = 0;
+    ldem_xsum released;
+    ldem_xsum_clear(&released);
     for (uint32_t i = 0; i < b->count; i++) {
         uint64_t cand_first = n;
         for (; p < k->bp.npairs && ldem_pair_i(k->bp.pairs[p]) == i; p++) {
@@ -170,7 +176,7 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
             int8_t image[3];
             memcpy(image, next[c].image, sizeof image); /* the pair's image after this build */
             while (old < w->ncontacts && contact_key(&w->contacts[old]) < key)
-                drop_contact(w, &w->contacts[old++]);
+                drop_contact(w, &w->contacts[old++], &released);
             if (old < w->ncontacts && contact_key(&w->contacts[old]) == key)
                 next[c] = w->contacts[old++];
             else
@@ -179,7 +185,8 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
         }
     }
     for (; old < w->ncontacts; old++)
-        drop_contact(w, &w->contacts[old]);
+        drop_contact(w, &w->contacts[old], &released);
+    w->dissipated_contacts_released += ldem_xsum_round(&released);
     free(w->contacts);
     w->contacts = next;
     w->ncontacts = n;
@@ -197,6 +204,7 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
     return LDEM_OK;
 nomem:
     /* The old list is intact up to `old` released entries: drop the half-built one. */
+    w->dissipated_contacts_released += ldem_xsum_round(&released);
     free(next);
     return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
 }

@@ -15,8 +15,10 @@
 #include "contact_loop.h"
 #include "sphere_lanes_update.inc" /* update_sphere_lanes, two lanes */
 
-/* One contact's force and torques onto its bodies and wall (i receives −f), and its
- * stiffness onto the wall. */
+/* One contact's force and torques onto its bodies (i receives −f), or its force and
+ * stiffness onto its wall's exact sums (ldem/xsum.h): a wall's contacts belong to bodies
+ * that different MPI ranks own (docs/mpi.md), and an exact sum does not depend on how they
+ * are shared out. */
 static void add_forces(ldem_world *w, const ldem_contact *c)
 {
     if (!ldem_contact_touching(c))
@@ -26,11 +28,14 @@ static void add_forces(ldem_world *w, const ldem_contact *c)
     b->force[c->i] = ldem_vec3_sub(b->force[c->i], f);
     b->torque[c->i] = ldem_vec3_add(b->torque[c->i], c->torque_i);
     if (c->j & LDEM_WALL_BIT) {
-        ldem_wall *wl = &w->walls[c->j & ~LDEM_WALL_BIT];
-        wl->force = ldem_vec3_add(wl->force, f);
-        /* the stiffness the wall's servo sees: summed here, in list order, as the force */
-        double along = ldem_vec3_dot(c->normal, wl->normal);
-        wl->stiffness += c->kn * along * along;
+        uint32_t k = c->j & ~LDEM_WALL_BIT;
+        ldem_xsum *sum = w->work->wall_sums + 4 * (size_t)k;
+        ldem_xsum_add(&sum[0], f.x);
+        ldem_xsum_add(&sum[1], f.y);
+        ldem_xsum_add(&sum[2], f.z);
+        /* the stiffness the wall's servo sees, summed as the force */
+        double along = ldem_vec3_dot(c->normal, w->walls[k].normal);
+        ldem_xsum_add(&sum[3], c->kn * along * along);
     } else {
         b->force[c->j] = ldem_vec3_add(b->force[c->j], f);
         b->torque[c->j] = ldem_vec3_add(b->torque[c->j], c->torque_j);
@@ -171,10 +176,12 @@ _Static_assert(LDEM_LAW_HISTORY_HEAD_AT + sizeof(uint32_t) <= LDEM_LAW_STATE_BYT
 static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e)
 {
     ldem_step_work *k = w->work;
-    /* Summed in a local and stored once: the shard's sums in w->work could alias every store
-     * the contacts make, so each += went through memory. */
+    /* The partial sums in a local: in w->work they could alias every store the contacts
+     * make, so each += went through memory. */
     ldem_contact_sums sums;
     memset(&sums, 0, sizeof sums);
+    sums.block = UINT32_MAX;
+    sums.total = k->cell_sums + (size_t)tid * LDEM_CELL_SUMS;
     held_pairs held = {.n = 0};
     int rc;
     const ldem_history_pool *pool = &w->pools[s];
@@ -201,11 +208,41 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
     }
     if (held.n && (rc = update_held(w, &held, tid, sum, &sums, e)))
         return rc;
-    k->shard_sums[s] = sums;
+    if (w->cell.periodic)
+        ldem__sums_flush(&sums);
     return LDEM_OK;
 }
 
+/* Each wall's force and stiffness from its exact sums, which are emptied. */
+static void walls_finish(ldem_world *w)
+{
+    ldem_xsum *sum = w->work->wall_sums;
+    for (size_t q = 0; q < w->nwalls; q++, sum += 4) {
+        ldem_wall *wl = &w->walls[q];
+        wl->force = ldem_vec3_add(wl->force, (ldem_vec3){ldem_xsum_round(&sum[0]),
+                                                         ldem_xsum_round(&sum[1]),
+                                                         ldem_xsum_round(&sum[2])});
+        wl->stiffness += ldem_xsum_round(&sum[3]);
+        for (int c = 0; c < 4; c++)
+            ldem_xsum_clear(&sum[c]);
+    }
+}
+
+static int update_walk(ldem_world *w, int sum, ldem_err *err);
+
 static int update(ldem_world *w, int sum, ldem_err *err)
+{
+    ldem_step_work *k = w->work;
+    if (w->cell.periodic)
+        for (size_t q = 0; q < (size_t)k->nthreads * LDEM_CELL_SUMS; q++)
+            ldem_xsum_clear(&k->cell_sums[q]);
+    int rc = update_walk(w, sum, err);
+    if (!rc && sum)
+        walls_finish(w);
+    return rc;
+}
+
+static int update_walk(ldem_world *w, int sum, ldem_err *err)
 {
     ldem_step_work *k = w->work;
     /* With the default thread count, threads only pay off beyond a few hundred candidates

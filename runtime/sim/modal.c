@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "modal.h"
+#include "ldem/xsum.h"
 #include "ldem/sim/node_clusters.h"
 #include "step_work.h"
 
@@ -144,18 +145,20 @@ void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic)
 {
     const ldem_bodies *b = &w->bodies;
     const ldem_modal_state *m = &w->modal;
-    double kin = 0.0, el = 0.0;
+    ldem_xsum kin, el; /* exact: the same bits however the bodies are shared out */
+    ldem_xsum_clear(&kin);
+    ldem_xsum_clear(&el);
     for (size_t i = 0; m->ndof && i < b->count; i++) {
         const ldem_modeset *ms = modes_of(w, i);
         if (!ms)
             continue;
         uint32_t off = b->modal[i];
         double U = 0.0;
-        kin += ldem_modes_kinetic(ms, m->rate + off);
+        ldem_xsum_add(&kin, ldem_modes_kinetic(ms, m->rate + off));
         /* outside a table that forbids extrapolation the step has already failed */
         if (ldem_modes_internal(ms, m->eps + off, NULL, &U, NULL) == LDEM_OK)
-            el += U;
+            ldem_xsum_add(&el, U);
     }
-    *kinetic = kin;
-    *elastic = el;
+    *kinetic = ldem_xsum_round(&kin);
+    *elastic = ldem_xsum_round(&el);
 }

@@ -53,16 +53,21 @@ ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt)
 
 void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
 {
-    /* the contacts' part, summed per shard by the contact update (ldem_contact_sums) */
-    ldem_mat3 virial = {{{0}}};
-    double K[3] = {0.0, 0.0, 0.0};
-    for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++) {
-        const ldem_contact_sums *sums = &w->work->shard_sums[s];
-        for (int a = 0; a < 3; a++) {
-            for (int bb = 0; bb < 3; bb++)
-                virial.m[a][bb] += sums->virial.m[a][bb];
-            K[a] += sums->stiffness[a];
-        }
+    /* the contacts' part: each thread's exact sums of the blocks' partial sums
+     * (ldem_contact_sums), merged */
+    const ldem_step_work *k = w->work;
+    ldem_xsum total[LDEM_CELL_SUMS];
+    for (int q = 0; q < LDEM_CELL_SUMS; q++) {
+        ldem_xsum_clear(&total[q]);
+        for (int t = 0; t < k->nthreads; t++)
+            ldem_xsum_merge(&total[q], &k->cell_sums[(size_t)t * LDEM_CELL_SUMS + q]);
+    }
+    ldem_mat3 virial;
+    double K[3];
+    for (int a = 0; a < 3; a++) {
+        for (int bb = 0; bb < 3; bb++)
+            virial.m[a][bb] = ldem_xsum_round(&total[3 * a + bb]);
+        K[a] = ldem_xsum_round(&total[9 + a]);
     }
     /* Work of the cell's deformation on the grains over the step: the affine part of every
      * branch vector, (F − I) ℓ, against the contact forces, by the trapezoid rule between
@@ -77,15 +82,29 @@ void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
     }
     w->virial = virial;
     const ldem_bodies *b = &w->bodies;
-    ldem_mat3 kinetic = {{{0}}};
-    for (size_t i = 0; i < b->count; i++) {
-        if (b->flags[i] & LDEM_BODY_FIXED)
-            continue;
-        double v[3] = {b->v[i].x, b->v[i].y, b->v[i].z};
-        for (int a = 0; a < 3; a++)
-            for (int bb = 0; bb < 3; bb++)
-                kinetic.m[a][bb] += b->mass[i] * v[a] * v[bb];
+    /* the kinetic part, Σ m v ⊗ v (the upper triangle): a partial sum per block of bodies in
+     * index order, the blocks' partials summed exactly (LDEM_SUM_BLOCK) */
+    ldem_xsum kin[6];
+    for (int q = 0; q < 6; q++)
+        ldem_xsum_clear(&kin[q]);
+    for (size_t first = 0; first < b->count; first += LDEM_SUM_BLOCK) {
+        size_t end = first + LDEM_SUM_BLOCK < b->count ? first + LDEM_SUM_BLOCK : b->count;
+        double partial[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        for (size_t i = first; i < end; i++) {
+            if (b->flags[i] & LDEM_BODY_FIXED)
+                continue;
+            double v[3] = {b->v[i].x, b->v[i].y, b->v[i].z};
+            for (int a = 0, q = 0; a < 3; a++)
+                for (int bb = a; bb < 3; bb++)
+                    partial[q++] += b->mass[i] * v[a] * v[bb];
+        }
+        for (int q = 0; q < 6; q++)
+            ldem_xsum_add(&kin[q], partial[q]);
     }
+    ldem_mat3 kinetic;
+    for (int a = 0, q = 0; a < 3; a++)
+        for (int bb = a; bb < 3; bb++, q++)
+            kinetic.m[a][bb] = kinetic.m[bb][a] = ldem_xsum_round(&kin[q]);
     double volume = ldem_cell_volume(&w->cell.h);
     for (int a = 0; a < 3; a++) {
         for (int bb = 0; bb < 3; bb++)

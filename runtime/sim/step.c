@@ -31,6 +31,8 @@ void ldem_step_work_free(struct ldem_step_work *k)
     free(k->hits);
     free(k->dq);
     free(k->wall_force_prev);
+    free(k->wall_sums);
+    free(k->cell_sums);
     free(k->modal_scratch);
     free(k->phi_scratch);
     free(k->group_off);
@@ -105,6 +107,12 @@ static int ensure_work(ldem_world *w, ldem_err *err)
         k->dq = d;
         k->dq_capacity = n;
     }
+    if (!k->cell_sums &&
+        !(k->cell_sums = calloc((size_t)k->nthreads * LDEM_CELL_SUMS, sizeof *k->cell_sums)))
+        goto nomem;
+    if (!k->wall_sums &&
+        !(k->wall_sums = calloc(4 * (w->nwalls ? w->nwalls : 1), sizeof *k->wall_sums)))
+        goto nomem;
     if (!k->wall_force_prev &&
         !(k->wall_force_prev = malloc((w->nwalls ? w->nwalls : 1) * sizeof *k->wall_force_prev)))
         goto nomem;
@@ -202,7 +210,8 @@ static void forces_end(ldem_world *w, int book_work)
     }
     /* Damping acts on the velocities of the half step (LAMMPS and YADE do the same). */
     if (w->damping_viscous > 0.0 || w->damping_local > 0.0) {
-        double power = 0.0;
+        ldem_xsum power; /* exact: the same bits however the bodies are shared out */
+        ldem_xsum_clear(&power);
         for (size_t i = 0; i < b->count; i++) {
             if (b->flags[i] & LDEM_BODY_FIXED)
                 continue;
@@ -219,24 +228,25 @@ static void forces_end(ldem_world *w, int book_work)
                 f = ldem_damp_local(f, b->v[i], w->damping_local);
                 t = ldem_damp_local(t, omega, w->damping_local);
             }
-            power -= ldem_vec3_dot(ldem_vec3_sub(f, b->force[i]), b->v[i]) +
-                     ldem_vec3_dot(ldem_vec3_sub(t, b->torque[i]), omega);
+            ldem_xsum_add(&power, -(ldem_vec3_dot(ldem_vec3_sub(f, b->force[i]), b->v[i]) +
+                                    ldem_vec3_dot(ldem_vec3_sub(t, b->torque[i]), omega)));
             b->force[i] = f;
             b->torque[i] = t;
         }
         if (book_work)
-            w->work_damping += power * w->dt;
+            w->work_damping += ldem_xsum_round(&power) * w->dt;
     }
 }
 
 static double potential(const ldem_world *w)
 {
     const ldem_bodies *b = &w->bodies;
-    double e = 0.0;
+    ldem_xsum e;
+    ldem_xsum_clear(&e);
     for (size_t i = 0; i < b->count; i++)
         if (!(b->flags[i] & LDEM_BODY_FIXED))
-            e -= b->mass[i] * ldem_vec3_dot(w->gravity, b->x[i]);
-    return e;
+            ldem_xsum_add(&e, -b->mass[i] * ldem_vec3_dot(w->gravity, b->x[i]));
+    return ldem_xsum_round(&e);
 }
 
 int ldem_world_prepare(ldem_world *w, ldem_err *err)
@@ -385,23 +395,29 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     memset(r, 0, sizeof *r);
     r->t = w->t;
     r->step = w->step;
+    /* Every sum over bodies or contacts is exact, so that it is the same bits however the
+     * bodies are shared out between threads or ranks. */
+    enum { KINETIC, DISSIPATED, TANGENTIAL, NORMAL, NSUMS };
+    ldem_xsum sum[NSUMS];
+    for (int q = 0; q < NSUMS; q++)
+        ldem_xsum_clear(&sum[q]);
     for (size_t i = 0; i < b->count; i++) {
         if (b->flags[i] & LDEM_BODY_FIXED)
             continue;
-        r->kinetic += 0.5 * b->mass[i] * ldem_vec3_norm2(b->v[i]) +
-                      ldem_rotor_energy(b->L[i], b->inertia[i]);
+        ldem_xsum_add(&sum[KINETIC], 0.5 * b->mass[i] * ldem_vec3_norm2(b->v[i]) +
+                                         ldem_rotor_energy(b->L[i], b->inertia[i]));
     }
+    r->kinetic = ldem_xsum_round(&sum[KINETIC]);
     r->potential = potential(w) - w->potential0;
-    double dissipated = w->dissipated_contacts_released;
     uint64_t history_touching = 0, history_cells = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
         const ldem_pair_law *law = &w->laws[c->law];
         const ldem_law_ops *ops = law->ops;
-        dissipated += ldem_contact_dissipated(w, c);
+        ldem_xsum_add(&sum[DISSIPATED], ldem_contact_dissipated(w, c));
         if (c->overlap > 0.0 && ops->stored_tangential) {
             ldem_law_env env = {&c->pair, (ldem_history_pool *)&w->pools[c->shard], 0};
-            r->stored_tangential += ops->stored_tangential(law, &env, c->law_state);
+            ldem_xsum_add(&sum[TANGENTIAL], ops->stored_tangential(law, &env, c->law_state));
         }
         if (c->overlap > 0.0 && ops->history_length && law->mu > 0.0) {
             uint32_t length = ops->history_length(c->law_state);
@@ -411,14 +427,17 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
                 r->max_history = length;
         }
         for (uint32_t s = 0; ops->spring_energy && s < c->nsprings; s++)
-            r->stored_tangential += ops->spring_energy(law, c->springs[s].xi);
+            ldem_xsum_add(&sum[TANGENTIAL], ops->spring_energy(law, c->springs[s].xi));
         if (ldem_contact_touching(c)) {
-            r->stored_normal += c->stored_normal;
+            ldem_xsum_add(&sum[NORMAL], c->stored_normal);
             r->contacts++;
         }
     }
+    r->stored_tangential = ldem_xsum_round(&sum[TANGENTIAL]);
+    r->stored_normal = ldem_xsum_round(&sum[NORMAL]);
     ldem_modal_energy(w, &r->modal_kinetic, &r->modal_elastic);
-    r->dissipated = dissipated;
+    /* the contacts dropped so far, then the live ones */
+    r->dissipated = w->dissipated_contacts_released + ldem_xsum_round(&sum[DISSIPATED]);
     r->damped = w->work_damping;
     r->work_walls = w->work_walls;
     double total = r->kinetic + r->potential + r->stored_normal + r->stored_tangential +

@@ -7,15 +7,40 @@
 #include "ldem/sim/broadphase.h"
 #include "ldem/sim/narrowphase.h"
 #include "ldem/sim/world.h"
+#include "ldem/xsum.h"
 
-/* What the contacts of one history shard add to the cell's measurements (periodic cell only):
- * Σ f ⊗ ℓ over its touching body pairs and their affine (Voigt) stiffness terms k_n (n_a ℓ_a)².
- * Summed per shard by the contact update and over the shards in shard order by
- * ldem_periodic_measure, so the totals do not depend on the thread count. */
+/* What the touching body pairs add to the cell's measurements (periodic cell only): Σ f ⊗ ℓ
+ * (nine terms, row-major) and their affine (Voigt) stiffness terms k_n (n_a ℓ_a)² (three).
+ * Each contact's terms go to a partial sum over the contacts whose first body is in the same
+ * block of LDEM_SUM_BLOCK bodies, in list order; each block's partial goes to exact sums
+ * (ldem/xsum.h), one set per thread. A block's contacts are in one shard and on the rank
+ * that owns the block, in the same order, and exact sums do not depend on the order of the
+ * blocks, so the totals are the same bits for any number of threads or ranks. */
+enum { LDEM_CELL_SUMS = 12 };
 typedef struct ldem_contact_sums {
-    ldem_mat3 virial;
-    double stiffness[3];
+    uint32_t block;                  /* the block of the first bodies in `partial` */
+    double partial[LDEM_CELL_SUMS];
+    ldem_xsum *total;                /* the thread's LDEM_CELL_SUMS exact sums */
 } ldem_contact_sums;
+
+/* Add the partial to the exact sums and empty it. */
+static inline void ldem__sums_flush(ldem_contact_sums *s)
+{
+    for (int k = 0; k < LDEM_CELL_SUMS; k++) {
+        ldem_xsum_add(&s->total[k], s->partial[k]);
+        s->partial[k] = 0.0;
+    }
+}
+
+/* The next terms are a contact whose first body is i. */
+static inline void ldem__sums_body(ldem_contact_sums *s, uint32_t i)
+{
+    uint32_t block = i / LDEM_SUM_BLOCK;
+    if (block != s->block) {
+        ldem__sums_flush(s);
+        s->block = block;
+    }
+}
 
 /* Scratch the step keeps between calls: the broad phase's buffers, the contact indices of
  * each history shard (CSR, rebuilt with the list), per-thread hit buffers for level-set
@@ -28,7 +53,8 @@ typedef struct ldem_step_work {
     int shards_in_list_order;      /* shard_list is 0, 1, 2, …: walking the shards in order
                                     * walks the list in order (false only for the hashed
                                     * shards of old checkpoints) */
-    ldem_contact_sums shard_sums[LDEM_HISTORY_SHARDS];
+    ldem_xsum *cell_sums;          /* nthreads × LDEM_CELL_SUMS (periodic cell) */
+    ldem_xsum *wall_sums;          /* nwalls × 4: each wall's force and servo stiffness */
     int nthreads;
     ldem_hits *hits;               /* one buffer per thread */
     ldem_quat *dq;                 /* rotation of each body over the step: q ⊗ q_prevᵀ */

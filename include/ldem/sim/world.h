@@ -199,6 +199,14 @@ typedef struct ldem_wall {
  * share a pool and the result is the same for any thread count. */
 #define LDEM_HISTORY_SHARDS 64u
 
+/* Bodies are summed in blocks of this many consecutive indices: the cell's virial adds a
+ * block's contacts (by their first body) and its bodies' kinetic terms in list order into a
+ * partial sum, and the blocks' partial sums into exact sums (ldem/xsum.h). A block is the
+ * unit an MPI rank owns (docs/mpi.md), so its partial sum is the same bits on any number of
+ * ranks, and the exact sums over blocks cost little beside the contacts. Shards hold whole
+ * blocks. */
+#define LDEM_SUM_BLOCK 32u
+
 /* One spring of a node law (ldem/contact/law.h, LDEM_LAW_NODES): a penetrating node identified
  * by side (0: node of i inside j, 1: node of j inside i) and node index. */
 typedef struct ldem_node_spring {
