@@ -5,6 +5,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ldem_world;
+struct ldem_err;
+
+/* A distributed run (demrun-mpi, docs/mpi.md): the world is shared out after it is built,
+ * every rank steps, measures and decides alike, and rank 0 alone writes. NULL: one process. */
+typedef struct demrun_dist {
+    int rank, nranks;
+    void *ctx;
+    /* share the built world out (collective) */
+    int (*attach)(void *ctx, struct ldem_world *w, struct ldem_err *err);
+    /* the largest of the ranks' values (collective): a stop signal any rank received */
+    int (*agree)(void *ctx, int value);
+} demrun_dist;
+
 typedef struct demrun_options {
     const char *scene;          /* SCENE.yaml */
     const char *out_dir;        /* -o: overrides output.dir */
@@ -17,6 +31,7 @@ typedef struct demrun_options {
     int quiet;                  /* -q */
     int check;                  /* --check: build, print the summary, run nothing */
     uint64_t max_memory;        /* --max-memory bytes (0: the machine's physical memory) */
+    const demrun_dist *dist;    /* demrun-mpi's ranks; NULL for one process */
 } demrun_options;
 
 /* Returns -1 to go on, or an exit status (0 after --help/--version, 2 on a usage error). */

@@ -136,7 +136,9 @@ static int advance_stage(run *r, int *finished, ldem_err *err)
 static int probe(run *r, ldem_err *err)
 {
     ldem_probe_row row;
-    ldem_world_measure(&r->world, &row);
+    ldem_world_measure(&r->world, &row); /* collective in a distributed run */
+    if (!r->probes_open)
+        return LDEM_OK; /* a rank other than 0 */
     int rc = ldem_probes_write(&r->probes, &r->world, &row, err);
     if (!rc)
         ldem_walls_interval_restart(&r->world);
@@ -149,11 +151,11 @@ static int outputs(run *r, ldem_err *err)
     const ldem_scene *s = &r->scene;
     uint64_t step = r->world.step;
     int rc = LDEM_OK;
-    if (r->probes_open && s->probe_every && step % s->probe_every == 0)
+    if ((r->probes_open || r->o->dist) && s->probe_every && step % s->probe_every == 0)
         rc = probe(r, err);
     if (!rc && r->frames_open && s->frame_every && step % s->frame_every == 0)
         rc = ldem_frames_write(&r->frames, &r->world, err);
-    if (!rc && step && s->checkpoint_every && step % s->checkpoint_every == 0)
+    if (!rc && step && s->checkpoint_every && step % s->checkpoint_every == 0 && !r->o->dist)
         rc = save_checkpoint(r, err);
     return rc;
 }
@@ -209,6 +211,8 @@ static int check_outputs(const run *r, const ldem_checkpoint_extra *x, ldem_err 
 static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
 {
     const ldem_scene *s = &r->scene;
+    if (r->o->dist && r->o->dist->rank != 0)
+        return LDEM_OK; /* rank 0 writes */
     demrun_remove_leftovers(r->dir);
     int rc = ldem_output_mkdir(r->dir, err);
     if (rc)
@@ -218,7 +222,7 @@ static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
     if (!r->checkpoint_path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
     snprintf(r->checkpoint_path, n, "%s/" DEMRUN_CHECKPOINT_NAME, r->dir);
-    if (s->frame_every) {
+    if (s->frame_every && !r->o->dist) {
         rc = ldem_frames_open(&r->frames, r->dir, &r->world, s->frame_encoding,
                               s->frame_contacts, x ? x->nframes : 0, x ? x->frame_times : NULL,
                               err);
@@ -271,8 +275,12 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
             rc = advance_stage(r, &finished, err);
         ldem_progress_update(&bar, w->step - first);
         /* A signal during the last step changes nothing: the run is complete then. */
-        if (!rc && !finished && w->step < stop && demrun_stop_signal()) {
-            r->stopped_by = demrun_stop_signal();
+        /* every rank stops at the same step: a signal one rank got stops them all */
+        int sig = demrun_stop_signal();
+        if (o->dist)
+            sig = o->dist->agree(o->dist->ctx, sig);
+        if (!rc && !finished && w->step < stop && sig) {
+            r->stopped_by = sig;
             break;
         }
     }
@@ -280,7 +288,8 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
     double elapsed = seconds_now() - t0;
     if (rc)
         return rc;
-    rc = save_checkpoint(r, err);
+    if (!o->dist) /* a distributed run's checkpoint gathers the contacts: not yet */
+        rc = save_checkpoint(r, err);
     if (rc || r->stopped_by)
         return rc;
     ldem_probe_row row;
@@ -363,6 +372,9 @@ int demrun_run(const demrun_options *o)
     } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     }
+    if (!rc && o->dist && (staged || o->restart))
+        rc = ldem_err_set(&err, LDEM_ERR_USAGE, NULL, 0,
+                          "demrun-mpi runs neither stages nor restarts yet (docs/mpi.md)");
     /* a checkpoint's contacts overlap by design: only a new run is checked */
     if (!rc && !o->restart)
         rc = ldem_scene_check_initial_overlaps(&r.scene, &r.world, &err);
@@ -390,13 +402,21 @@ int demrun_run(const demrun_options *o)
                 ldem_info("restarting from %s at step %llu (t = %.6g)", o->restart,
                           (unsigned long long)r.world.step, r.world.t);
         } else {
-            rc = ldem_world_prepare(&r.world, &err);
+            if (o->dist) {
+                if (r.scene.frame_every || r.scene.checkpoint_every)
+                    ldem_warn("demrun-mpi writes probes only: no frames or checkpoints yet "
+                              "(docs/mpi.md)");
+                rc = o->dist->attach(o->dist->ctx, &r.world, &err);
+            }
+            if (!rc)
+                rc = ldem_world_prepare(&r.world, &err);
         }
     }
     if (!rc)
         rc = check_outputs(&r, o->restart ? &x : NULL, &err);
     if (!rc)
-        early_stop = demrun_stop_signal(); /* nothing written yet: stop before anything is */
+        early_stop = o->dist ? o->dist->agree(o->dist->ctx, demrun_stop_signal())
+                             : demrun_stop_signal(); /* nothing written yet: stop now */
     if (early_stop)
         goto done;
     if (!rc)
@@ -405,8 +425,8 @@ int demrun_run(const demrun_options *o)
         rc = outputs(&r, &err);
     if (!rc)
         rc = simulate(&r, o, &err);
-    if (!rc && !r.stopped_by && r.scene.write_packing)
-        rc = write_packing(&r, &err);
+    if (!rc && !r.stopped_by && r.scene.write_packing && (!o->dist || o->dist->rank == 0))
+        rc = write_packing(&r, &err); /* every rank holds every body */
 done:
     if (r.probes_open) {
         ldem_err e2;

@@ -226,7 +226,9 @@ int ldem__contact_update(ldem_world *w, ldem_contact *c, const image_offset *off
 void ldem__add_to_sums(const ldem_world *w, const ldem_contact *c, const image_offset *off,
                        ldem_contact_sums *sums)
 {
-    if (!ldem_contact_touching(c) || (c->j & LDEM_WALL_BIT))
+    /* a pair whose first body is a ghost is its owner's to count (docs/mpi.md) */
+    if (!ldem_contact_touching(c) || (c->j & LDEM_WALL_BIT) ||
+        (w->bodies.flags[c->i] & LDEM_BODY_GHOST))
         return;
     ldem_vec3 f = ldem_vec3_add(c->fn, c->ft);
     ldem_vec3 l = ldem_vec3_sub(ldem_vec3_add(w->bodies.x[c->j], off->now), w->bodies.x[c->i]);

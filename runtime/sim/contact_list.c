@@ -93,7 +93,8 @@ double ldem_contact_dissipated(const ldem_world *w, const ldem_contact *c)
  * the pairs are shared out between ranks. */
 static void drop_contact(ldem_world *w, ldem_contact *c, ldem_xsum *released)
 {
-    ldem_xsum_add(released, ldem_contact_dissipated(w, c));
+    if (!(w->bodies.flags[c->i] & LDEM_BODY_GHOST)) /* else its owner's to count */
+        ldem_xsum_add(released, ldem_contact_dissipated(w, c));
     ldem_contact_release(w, c);
 }
 
@@ -153,7 +154,12 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
     ldem_xsum_clear(&released);
     for (uint32_t i = 0; i < b->count; i++) {
         uint64_t cand_first = n;
+        /* Under MPI a rank keeps the pairs with at least one body it owns: a ghost's pairs
+         * with other ghosts and with walls are their owners' (docs/mpi.md). */
+        int ghost = (b->flags[i] & LDEM_BODY_GHOST) != 0;
         for (; p < k->bp.npairs && ldem_pair_i(k->bp.pairs[p]) == i; p++) {
+            if (ghost && (b->flags[ldem_pair_j(k->bp.pairs[p])] & LDEM_BODY_GHOST))
+                continue;
             if (ensure_capacity(&next, &cap, n + 1))
                 goto nomem;
             next[n].j = ldem_pair_j(k->bp.pairs[p]);
@@ -163,7 +169,7 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
                 memset(next[n].image, 0, sizeof next[n].image);
             n++;
         }
-        for (uint32_t wi = 0; wi < w->nwalls; wi++)
+        for (uint32_t wi = 0; wi < w->nwalls && !ghost; wi++)
             if (wall_clearance(&w->walls[wi], b->x[i]) < b->radius[i] + w->skin) {
                 if (ensure_capacity(&next, &cap, n + 1))
                     goto nomem;
@@ -186,6 +192,8 @@ int ldem_contacts_refresh(ldem_world *w, ldem_err *err)
     }
     for (; old < w->ncontacts; old++)
         drop_contact(w, &w->contacts[old], &released);
+    if (w->comm)
+        w->comm->sum(w->comm->ctx, &released, 1);
     w->dissipated_contacts_released += ldem_xsum_round(&released);
     free(w->contacts);
     w->contacts = next;

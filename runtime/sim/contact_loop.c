@@ -217,6 +217,8 @@ static int update_shard(ldem_world *w, unsigned s, int tid, int sum, ldem_err *e
 static void walls_finish(ldem_world *w)
 {
     ldem_xsum *sum = w->work->wall_sums;
+    if (w->comm && w->nwalls)
+        w->comm->sum(w->comm->ctx, sum, 4 * w->nwalls);
     for (size_t q = 0; q < w->nwalls; q++, sum += 4) {
         ldem_wall *wl = &w->walls[q];
         wl->force = ldem_vec3_add(wl->force, (ldem_vec3){ldem_xsum_round(&sum[0]),

@@ -150,7 +150,7 @@ void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic)
     ldem_xsum_clear(&el);
     for (size_t i = 0; m->ndof && i < b->count; i++) {
         const ldem_modeset *ms = modes_of(w, i);
-        if (!ms)
+        if (!ms || (b->flags[i] & LDEM_BODY_GHOST))
             continue;
         uint32_t off = b->modal[i];
         double U = 0.0;
@@ -158,6 +158,10 @@ void ldem_modal_energy(const ldem_world *w, double *kinetic, double *elastic)
         /* outside a table that forbids extrapolation the step has already failed */
         if (ldem_modes_internal(ms, m->eps + off, NULL, &U, NULL) == LDEM_OK)
             ldem_xsum_add(&el, U);
+    }
+    if (w->comm) {
+        w->comm->sum(w->comm->ctx, &kin, 1);
+        w->comm->sum(w->comm->ctx, &el, 1);
     }
     *kinetic = ldem_xsum_round(&kin);
     *elastic = ldem_xsum_round(&el);

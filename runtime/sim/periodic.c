@@ -62,6 +62,8 @@ void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
         for (int t = 0; t < k->nthreads; t++)
             ldem_xsum_merge(&total[q], &k->cell_sums[(size_t)t * LDEM_CELL_SUMS + q]);
     }
+    if (w->comm)
+        w->comm->sum(w->comm->ctx, total, LDEM_CELL_SUMS);
     ldem_mat3 virial;
     double K[3];
     for (int a = 0; a < 3; a++) {
@@ -91,7 +93,7 @@ void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
         size_t end = first + LDEM_SUM_BLOCK < b->count ? first + LDEM_SUM_BLOCK : b->count;
         double partial[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         for (size_t i = first; i < end; i++) {
-            if (b->flags[i] & LDEM_BODY_FIXED)
+            if (b->flags[i] & (LDEM_BODY_FIXED | LDEM_BODY_GHOST))
                 continue;
             double v[3] = {b->v[i].x, b->v[i].y, b->v[i].z};
             for (int a = 0, q = 0; a < 3; a++)
@@ -101,6 +103,8 @@ void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
         for (int q = 0; q < 6; q++)
             ldem_xsum_add(&kin[q], partial[q]);
     }
+    if (w->comm)
+        w->comm->sum(w->comm->ctx, kin, 6);
     ldem_mat3 kinetic;
     for (int a = 0, q = 0; a < 3; a++)
         for (int bb = a; bb < 3; bb++, q++)
@@ -163,25 +167,34 @@ int ldem_periodic_need_refresh(const ldem_world *w)
 void ldem_periodic_indicators(const ldem_world *w, double *unbalanced, double *inertial)
 {
     const ldem_bodies *b = &w->bodies;
-    double net = 0.0, mass = 0.0, volume = 0.0;
-    size_t free_bodies = 0;
+    /* exact sums over the owned bodies and contacts (docs/mpi.md) */
+    enum { NET, MASS, VOLUME, CONTACT, NSUMS };
+    ldem_xsum sum[NSUMS];
+    for (int q = 0; q < NSUMS; q++)
+        ldem_xsum_clear(&sum[q]);
+    uint64_t count[2] = {0, 0}; /* free bodies, touching contacts */
     for (size_t i = 0; i < b->count; i++) {
-        if (b->flags[i] & LDEM_BODY_FIXED)
+        if (b->flags[i] & (LDEM_BODY_FIXED | LDEM_BODY_GHOST))
             continue;
-        net += ldem_vec3_norm(b->force[i]);
-        mass += b->mass[i];
-        volume += b->mass[i] / w->materials[b->material[i]].density;
-        free_bodies++;
+        ldem_xsum_add(&sum[NET], ldem_vec3_norm(b->force[i]));
+        ldem_xsum_add(&sum[MASS], b->mass[i]);
+        ldem_xsum_add(&sum[VOLUME], b->mass[i] / w->materials[b->material[i]].density);
+        count[0]++;
     }
-    double contact = 0.0;
-    size_t touching = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
-        if (!ldem_contact_touching(c))
+        if (!ldem_contact_touching(c) || (b->flags[c->i] & LDEM_BODY_GHOST))
             continue;
-        contact += ldem_vec3_norm(ldem_vec3_add(c->fn, c->ft));
-        touching++;
+        ldem_xsum_add(&sum[CONTACT], ldem_vec3_norm(ldem_vec3_add(c->fn, c->ft)));
+        count[1]++;
     }
+    if (w->comm) {
+        w->comm->sum(w->comm->ctx, sum, NSUMS);
+        w->comm->count(w->comm->ctx, count, 2, 0);
+    }
+    double net = ldem_xsum_round(&sum[NET]), mass = ldem_xsum_round(&sum[MASS]),
+           volume = ldem_xsum_round(&sum[VOLUME]), contact = ldem_xsum_round(&sum[CONTACT]);
+    uint64_t free_bodies = count[0], touching = count[1];
     /* YADE's unbalanced force: the mean net force on a grain over the mean contact force. */
     *unbalanced = touching && free_bodies && contact > 0.0
                       ? (net / (double)free_bodies) / (contact / (double)touching)

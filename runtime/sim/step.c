@@ -216,6 +216,9 @@ static void forces_end(ldem_world *w, int book_work)
             if (b->flags[i] & LDEM_BODY_FIXED)
                 continue;
             ldem_vec3 omega = ldem_bodies_omega(b, i);
+            /* a ghost's force is its owner's to damp: this rank's copy is overwritten */
+            if (b->flags[i] & LDEM_BODY_GHOST)
+                continue;
             ldem_vec3 f = b->force[i], t = b->torque[i];
             if (w->damping_viscous > 0.0) {
                 ldem_vec3 fv = ldem_vec3_scale(b->v[i], -w->damping_viscous * b->mass[i]);
@@ -233,6 +236,8 @@ static void forces_end(ldem_world *w, int book_work)
             b->force[i] = f;
             b->torque[i] = t;
         }
+        if (w->comm)
+            w->comm->sum(w->comm->ctx, &power, 1);
         if (book_work)
             w->work_damping += ldem_xsum_round(&power) * w->dt;
     }
@@ -244,8 +249,10 @@ static double potential(const ldem_world *w)
     ldem_xsum e;
     ldem_xsum_clear(&e);
     for (size_t i = 0; i < b->count; i++)
-        if (!(b->flags[i] & LDEM_BODY_FIXED))
+        if (!(b->flags[i] & (LDEM_BODY_FIXED | LDEM_BODY_GHOST)))
             ldem_xsum_add(&e, -b->mass[i] * ldem_vec3_dot(w->gravity, b->x[i]));
+    if (w->comm)
+        w->comm->sum(w->comm->ctx, &e, 1);
     return ldem_xsum_round(&e);
 }
 
@@ -274,6 +281,8 @@ int ldem_world_prepare(ldem_world *w, ldem_err *err)
     forces_end(w, 0);
     if ((rc = ldem_modal_reduce(w, 0, err)))
         return rc;
+    if (w->comm && (rc = w->comm->exchange(w->comm->ctx, w)))
+        return ldem_err_set(err, rc, NULL, 0, "the exchange of ghost bodies failed");
     ldem_walls_servo(w);
     if (w->cell.periodic) {
         ldem_periodic_measure(w, 0, NULL);
@@ -384,6 +393,10 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
         ldem_periodic_measure(w, 1, &F);
         ldem_periodic_servo(w);
     }
+    /* every ghost as its owner left it, force included: the next step's first half kick
+     * then moves it on this rank exactly as on its owner's */
+    if (w->comm && (rc = w->comm->exchange(w->comm->ctx, w)))
+        return ldem_err_set(err, rc, NULL, 0, "the exchange of ghost bodies failed");
     memcpy(b->x_prev, b->x, b->count * sizeof *b->x);
     memcpy(b->q_prev, b->q, b->count * sizeof *b->q);
     return compact_pools(w, err);
@@ -402,16 +415,18 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     for (int q = 0; q < NSUMS; q++)
         ldem_xsum_clear(&sum[q]);
     for (size_t i = 0; i < b->count; i++) {
-        if (b->flags[i] & LDEM_BODY_FIXED)
+        if (b->flags[i] & (LDEM_BODY_FIXED | LDEM_BODY_GHOST))
             continue;
         ldem_xsum_add(&sum[KINETIC], 0.5 * b->mass[i] * ldem_vec3_norm2(b->v[i]) +
                                          ldem_rotor_energy(b->L[i], b->inertia[i]));
     }
-    r->kinetic = ldem_xsum_round(&sum[KINETIC]);
     r->potential = potential(w) - w->potential0;
     uint64_t history_touching = 0, history_cells = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         const ldem_contact *c = &w->contacts[k];
+        /* a pair with a ghost first body is its owner's to count */
+        if (b->flags[c->i] & LDEM_BODY_GHOST)
+            continue;
         const ldem_pair_law *law = &w->laws[c->law];
         const ldem_law_ops *ops = law->ops;
         ldem_xsum_add(&sum[DISSIPATED], ldem_contact_dissipated(w, c));
@@ -433,6 +448,17 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
             r->contacts++;
         }
     }
+    if (w->comm) {
+        w->comm->sum(w->comm->ctx, sum, NSUMS);
+        uint64_t counts[3] = {r->contacts, history_touching, history_cells}, most = r->max_history;
+        w->comm->count(w->comm->ctx, counts, 3, 0);
+        w->comm->count(w->comm->ctx, &most, 1, 1);
+        r->contacts = counts[0];
+        history_touching = counts[1];
+        history_cells = counts[2];
+        r->max_history = (uint32_t)most;
+    }
+    r->kinetic = ldem_xsum_round(&sum[KINETIC]);
     r->stored_tangential = ldem_xsum_round(&sum[TANGENTIAL]);
     r->stored_normal = ldem_xsum_round(&sum[NORMAL]);
     ldem_modal_energy(w, &r->modal_kinetic, &r->modal_elastic);
@@ -457,6 +483,22 @@ void ldem_world_measure(const ldem_world *w, ldem_probe_row *r)
     r->mean_history = history_touching ? (double)history_cells / (double)history_touching : 0.0;
     r->history_bytes = ldem_world_history_bytes(w);
     r->history_cells = ldem_world_history_cells(w);
+    if (w->comm) {
+        /* Shared out, a pair at a face is held twice: count the cells each pair holds, once
+         * (by its first body's owner), which is what the pools hold on one process. The
+         * pools' capacity is this run's memory, summed over the ranks. */
+        uint64_t cells = 0;
+        for (size_t k = 0; k < w->ncontacts; k++) {
+            const ldem_contact *c = &w->contacts[k];
+            const ldem_law_ops *ops = w->laws[c->law].ops;
+            if (ops->history_length && !(b->flags[c->i] & LDEM_BODY_GHOST))
+                cells += ops->history_length(c->law_state);
+        }
+        uint64_t both[2] = {cells, r->history_bytes};
+        w->comm->count(w->comm->ctx, both, 2, 0);
+        r->history_cells = both[0];
+        r->history_bytes = both[1];
+    }
     if (w->cell.periodic) {
         for (int k = 0; k < 3; k++) {
             r->strain[k] = ldem_cell_strain(&w->cell, k);

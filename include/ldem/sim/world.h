@@ -33,6 +33,7 @@
 #include "ldem/sim/cell.h"
 #include "ldem/sim/wall_servo.h"
 #include "ldem/vec3.h"
+#include "ldem/xsum.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,11 +86,30 @@ typedef struct ldem_shape {
     ldem_lset_band_slopes *band_slopes;
 } ldem_shape;
 
+/* ---- the world shared out between MPI ranks (docs/mpi.md) ----
+ *
+ * What a distributed run (libldem-mpi) plugs into the step, so that libldem itself stays free
+ * of MPI. Every call is collective: every rank's step makes the same calls in the same order.
+ * NULL (one process) changes nothing. */
+struct ldem_world;
+typedef struct ldem_world_comm {
+    void *ctx;
+    /* Replace n partial exact sums (this rank's terms) by the global ones. */
+    int (*sum)(void *ctx, ldem_xsum *s, size_t n);
+    /* Replace n counts by their global sum (max = 0) or maximum (max = 1). */
+    int (*count)(void *ctx, uint64_t *v, size_t n, int max);
+    /* Bring every ghost's state up to its owner's (after a step's forces and integration). */
+    int (*exchange)(void *ctx, struct ldem_world *w);
+} ldem_world_comm;
+
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
 
 enum ldem_body_flag {
-    LDEM_BODY_FIXED = 1u,     /* not integrated (velocity as given, no forces applied) */
-    LDEM_BODY_DEFORMABLE = 2u /* carries modal degrees of freedom (its shape has modes) */
+    LDEM_BODY_FIXED = 1u,      /* not integrated (velocity as given, no forces applied) */
+    LDEM_BODY_DEFORMABLE = 2u, /* carries modal degrees of freedom (its shape has modes) */
+    LDEM_BODY_GHOST = 4u       /* another MPI rank owns it: a copy its owner keeps current
+                                * (ldem_world_comm); it adds to no global sum and only its
+                                * pairs with owned bodies are candidates (docs/mpi.md) */
 };
 
 /* bodies.modal of a rigid body */
@@ -335,6 +355,7 @@ typedef struct ldem_world {
     int threads;             /* OpenMP threads (0: default) */
     int track_energy;        /* Jäger dissipation bookkeeping (a Gauss rule per slipped leg) */
     int probe_measure;       /* probes carry the packing's measures (ldem/sim/measure.h) */
+    const ldem_world_comm *comm; /* a distributed run's collectives; NULL for one process */
 
     /* The stepper's scratch (shard lists, per-thread buffers), which the stepper (step.c)
      * allocates and gives its own destructor with: the world holds it without knowing it. */
