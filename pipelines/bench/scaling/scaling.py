@@ -1,18 +1,19 @@
 #!/usr/bin/python3
 """bench/scaling: time per step against processes, LAMMPS and demrun, on each packing.
 
-usage: scaling.py DEMRUN OUTDIR --steps N --packing TSV [--packing TSV ...]
+usage: scaling.py DEMRUN OUTDIR --steps N [--reps R] --packing TSV [--packing TSV ...]
                   [--mpi-demrun PATH] [--mpirun "mpirun --oversubscribe ..."]
 
-Reads the LAMMPS runs the Makefile made (OUTDIR/lammps-N-npP.tsv, parse_lammps_log.py's
-table, P = 1 and 2), then runs demrun (pipelines/bench/lammps/scene.yaml with the packing's
-file and box set, the same loading and steps: bench/lammps/bench.py's demrun()) on one
-process with 1 and 2 threads, and, when demrun is an MPI build (--mpi-demrun, or DEMRUN's
---version or --help says MPI), under mpirun -np 1 and -np 2, whose probes.tsv must be byte
-for byte the same (so must the 1- and 2-thread runs'). Writes OUTDIR/scaling.tsv and
-OUTDIR/scaling.png (gnuplot), prints the table. Exit 1 when a comparison fails or the
-contact counts of demrun and LAMMPS differ by more than 1 %; 2 on bad arguments or a failed
-run.
+Reads the LAMMPS runs the Makefile made (OUTDIR/lammps-N-npP-rR.tsv, parse_lammps_log.py's
+table, P = 1 and 2, R = 1..REPS), then runs demrun (pipelines/bench/lammps/scene.yaml with
+the packing's file and box set, the same loading and steps: bench/lammps/bench.py's
+demrun()) on one process with 1 and 2 threads, and, when demrun is an MPI build
+(--mpi-demrun, or DEMRUN's --version or --help says MPI), under mpirun -np 1 and -np 2, whose
+probes.tsv must be byte for byte the same (so must the 1- and 2-thread runs'). Each
+configuration runs REPS times, taking turns with the others, and the fastest run is kept
+(the machine is shared). Writes OUTDIR/scaling.tsv and OUTDIR/scaling.png (gnuplot), prints
+the table. Exit 1 when a comparison fails or the contact counts of demrun and LAMMPS differ
+by more than 1 %; 2 on bad arguments or a failed run.
 """
 import argparse
 import csv
@@ -27,6 +28,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(HERE, "..", "lammps"))
 from bench import demrun  # noqa: E402  (bench/lammps: runs and times one demrun)
 from tsv2lammps import InputError, read_packing  # noqa: E402
@@ -61,8 +63,15 @@ def loadavg():
         return "?"
 
 
-def lammps_row(out, n, procs, steps):
-    path = os.path.join(out, "lammps-%d-np%d.tsv" % (n, procs))
+def lammps_row(out, n, procs, steps, reps):
+    """The fastest of the REPS runs (out/lammps-N-npP-rR.tsv, R = 1..REPS)."""
+    runs = [lammps_run(out, n, procs, steps, rep) for rep in range(1, reps + 1)]
+    return min(runs, key=lambda r: r["ms"])
+
+
+def lammps_run(out, n, procs, steps, rep):
+    name = "lammps-%d-np%d-r%d" % (n, procs, rep)
+    path = os.path.join(out, name + ".tsv")
     try:
         with open(path) as f:
             r = next(csv.DictReader(f, delimiter="\t"))
@@ -73,7 +82,7 @@ def lammps_row(out, n, procs, steps):
              "make lammps STEPS=%d" % (path, r["steps"], r["atoms"], r["procs"], steps, n,
                                       procs, steps))
     cpu = None  # LAMMPS's "X% CPU use with P MPI tasks" line: below 100, the run waited
-    with open(os.path.join(out, "lammps-%d-np%d.log" % (n, procs)), errors="replace") as f:
+    with open(os.path.join(out, name + ".log"), errors="replace") as f:
         for line in f:
             m = re.match(r"^([0-9.]+)% CPU use with", line)
             if m:
@@ -126,12 +135,16 @@ def main():
     ap.add_argument("demrun")
     ap.add_argument("out")
     ap.add_argument("--steps", type=int, required=True)
+    ap.add_argument("--reps", type=int, default=1,
+                    help="runs of each configuration, taking turns; the fastest is kept")
     ap.add_argument("--packing", action="append", required=True)
     ap.add_argument("--mpi-demrun", default="")
     ap.add_argument("--mpirun", default="mpirun --oversubscribe --bind-to none")
     a = ap.parse_args()
     if a.steps < 10:
         fail("--steps must be at least 10, got %d" % a.steps)
+    if a.reps < 1:
+        fail("--reps must be at least 1, got %d" % a.reps)
     for exe in [a.demrun] + ([a.mpi_demrun] if a.mpi_demrun else []):
         if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
             fail("%s: not an executable file" % exe)
@@ -176,14 +189,19 @@ def main():
         n = len(spheres)
         extra = ["--set", "grains.0.file.path=%s" % os.path.abspath(path),
                  "--set", "cell.box={lo: [%r, %r, %r], hi: [%r, %r, %r]}" % (*lo, *hi)]
-        lmp = {p: lammps_row(a.out, n, p, a.steps) for p in (1, 2)}
+        lmp = {p: lammps_row(a.out, n, p, a.steps, a.reps) for p in (1, 2)}
         for p in (1, 2):
             add("lammps", n, p, 1, lmp[p], lmp[1]["ms"])
         dem = {}
+        for rep in range(a.reps):  # 1 and 2 threads take turns; the fastest run is kept
+            for t in (1, 2):
+                name = "demrun-%d-j%d" % (n, t)
+                print("scaling: %s (%d steps, run %d of %d)" % (name, a.steps, rep + 1, a.reps),
+                      file=sys.stderr, flush=True)
+                r = run(name, t, [], extra, a.demrun, t)
+                if t not in dem or r["ms"] < dem[t]["ms"]:
+                    dem[t] = r
         for t in (1, 2):
-            name = "demrun-%d-j%d" % (n, t)
-            print("scaling: %s (%d steps)" % (name, a.steps), file=sys.stderr, flush=True)
-            dem[t] = run(name, t, [], extra, a.demrun, t)
             add("demrun", n, 1, t, dem[t], dem[1]["ms"])
         same_probes("demrun-%d-j1" % n, "demrun-%d-j2" % n)
         for k in ("c0", "c1"):
@@ -192,11 +210,16 @@ def main():
                            % (n, dem[1][k], "start" if k == "c0" else "end", lmp[1][k]))
         if mpi_exe:
             mpi = {}
+            for rep in range(a.reps):
+                for p in (1, 2):
+                    name = "demrun-%d-np%d" % (n, p)
+                    print("scaling: %s (%d steps, run %d of %d, %s)"
+                          % (name, a.steps, rep + 1, a.reps, mpi_exe), file=sys.stderr,
+                          flush=True)
+                    r = run(name, 1, mpirun + ["-np", str(p)], extra, mpi_exe, p)
+                    if p not in mpi or r["ms"] < mpi[p]["ms"]:
+                        mpi[p] = r
             for p in (1, 2):
-                name = "demrun-%d-np%d" % (n, p)
-                print("scaling: %s (%d steps, %s)" % (name, a.steps, mpi_exe), file=sys.stderr,
-                      flush=True)
-                mpi[p] = run(name, 1, mpirun + ["-np", str(p)], extra, mpi_exe, p)
                 add("demrun-mpi", n, p, 1, mpi[p], mpi[1]["ms"])
             same_probes("demrun-%d-np1" % n, "demrun-%d-np2" % n)
 
@@ -208,15 +231,16 @@ def main():
     os.replace(tsv + ".tmp", tsv)
     plot(a.out, rows)
 
-    print("%d steps of in.compress (z to 0.999 at the last step, dt 1e-7, skin 1e-4)" % a.steps)
+    print("%d steps of in.compress (z to 0.999 at the last step, dt 1e-7, skin 1e-4); "
+          "the fastest of %d run(s) each" % (a.steps, a.reps))
     print("%-11s %7s %5s %7s %9s %12s %10s %7s %9s %9s" % (
         "code", "N", "ranks", "threads", "ms/step", "us/body-step", "efficiency", "cpu",
         "contacts0", "contacts1"))
     for r in rows:
         print("%-11s %7d %5d %7d %9.3f %12.4f %10.3f %7.2f %9d %9d"
               % tuple(r[c] for c in COLUMNS))
-    print("cpu: CPU time over wall time and processes (LAMMPS: its loop's own figure);"
-          " well below 1, the machine was busy and the times are slow")
+    print("cpu: CPU time over wall time and processes (LAMMPS: its loop's own figure) of"
+          " the run kept; well below 1, the machine was busy and the time is slow")
     print("load average (1 min) at the start %s, at the end %s" % (load0, loadavg()))
     for r in rows:
         if r["ranks"] * r["threads"] == 2:
