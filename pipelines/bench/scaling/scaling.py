@@ -227,7 +227,8 @@ def main():
     with open(tsv + ".tmp", "w") as f:
         f.write("\t".join(COLUMNS) + "\n")
         for r in rows:
-            f.write("%s\t%d\t%d\t%d\t%.6g\t%.6g\t%.4f\t%.3f\t%d\t%d\n" % tuple(r[c] for c in COLUMNS))
+            f.write("%s\t%d\t%d\t%d\t%.6g\t%.6g\t%.4f\t%.3f\t%d\t%d\n"
+                    % tuple(r[c] for c in COLUMNS))
     os.replace(tsv + ".tmp", tsv)
     plot(a.out, rows)
 
