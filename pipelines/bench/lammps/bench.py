@@ -33,10 +33,13 @@ def lammps(out):
             "c0": int(r["contacts_start"]), "c1": int(r["contacts_end"])}
 
 
-def demrun(exe, scene, out, name, steps, threads, extra):
+def demrun(exe, scene, out, name, steps, threads, extra, launcher=()):
+    """Run demrun on SCENE for STEPS steps (the cell's z at 0.999 at the last step) into
+    OUT/NAME: ms per step, contacts from probes.tsv. launcher prefixes the command (e.g.
+    mpirun -np 2, by bench/scaling)."""
     d = os.path.join(out, name)
     rate = math.log(0.999) / (steps * 1e-7)
-    cmd = [exe, scene, "-o", d, "-j", str(threads), "--set", "time.steps=%d" % steps,
+    cmd = list(launcher) + [exe, scene, "-o", d, "-j", str(threads), "--set", "time.steps=%d" % steps,
            "--set", "cell.z.strain_rate=%.17g" % rate,
            "--set", "output.probes.every=%d" % max(1, steps // 10)] + extra
     p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
