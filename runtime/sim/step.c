@@ -210,15 +210,20 @@ static void forces_end(ldem_world *w, int book_work)
     }
     /* Damping acts on the velocities of the half step (LAMMPS and YADE do the same). */
     if (w->damping_viscous > 0.0 || w->damping_local > 0.0) {
-        ldem_xsum power; /* exact: the same bits however the bodies are shared out */
+        /* the power summed per block of bodies in index order, the blocks' sums exactly:
+         * the same bits however the blocks are shared out (LDEM_SUM_BLOCK) */
+        ldem_xsum power;
         ldem_xsum_clear(&power);
+        double block_power = 0.0;
         for (size_t i = 0; i < b->count; i++) {
-            if (b->flags[i] & LDEM_BODY_FIXED)
+            if (i % LDEM_SUM_BLOCK == 0) {
+                ldem_xsum_add(&power, block_power);
+                block_power = 0.0;
+            }
+            /* a ghost's force is its owner's to damp: this rank's copy is overwritten */
+            if (b->flags[i] & (LDEM_BODY_FIXED | LDEM_BODY_GHOST))
                 continue;
             ldem_vec3 omega = ldem_bodies_omega(b, i);
-            /* a ghost's force is its owner's to damp: this rank's copy is overwritten */
-            if (b->flags[i] & LDEM_BODY_GHOST)
-                continue;
             ldem_vec3 f = b->force[i], t = b->torque[i];
             if (w->damping_viscous > 0.0) {
                 ldem_vec3 fv = ldem_vec3_scale(b->v[i], -w->damping_viscous * b->mass[i]);
@@ -231,11 +236,12 @@ static void forces_end(ldem_world *w, int book_work)
                 f = ldem_damp_local(f, b->v[i], w->damping_local);
                 t = ldem_damp_local(t, omega, w->damping_local);
             }
-            ldem_xsum_add(&power, -(ldem_vec3_dot(ldem_vec3_sub(f, b->force[i]), b->v[i]) +
-                                    ldem_vec3_dot(ldem_vec3_sub(t, b->torque[i]), omega)));
+            block_power -= ldem_vec3_dot(ldem_vec3_sub(f, b->force[i]), b->v[i]) +
+                           ldem_vec3_dot(ldem_vec3_sub(t, b->torque[i]), omega);
             b->force[i] = f;
             b->torque[i] = t;
         }
+        ldem_xsum_add(&power, block_power);
         if (w->comm)
             w->comm->sum(w->comm->ctx, &power, 1);
         if (book_work)

@@ -90,7 +90,8 @@ typedef struct ldem_shape {
  *
  * What a distributed run (libldem-mpi) plugs into the step, so that libldem itself stays free
  * of MPI. Every call is collective: every rank's step makes the same calls in the same order.
- * NULL (one process) changes nothing. */
+ * A failed collective ends every rank (MPI's default error handler), so the step does not
+ * check them. NULL (one process) changes nothing. */
 struct ldem_world;
 typedef struct ldem_world_comm {
     void *ctx;
