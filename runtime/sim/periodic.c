@@ -53,42 +53,19 @@ ldem_mat3 ldem_periodic_deform(ldem_world *w, double dt)
 
 void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
 {
-    /* the contacts' part: each thread's exact sums of the blocks' partial sums
-     * (ldem_contact_sums), merged */
+    /* The contacts' part (each thread's exact sums of the blocks' partial sums,
+     * ldem_contact_sums) and the kinetic part, Σ m v ⊗ v (its upper triangle: a partial sum
+     * per block of bodies in index order, the blocks' partials summed exactly,
+     * LDEM_SUM_BLOCK), in one set of exact sums: one allreduce for a distributed world. */
+    enum { KINETIC = LDEM_CELL_SUMS, NSUMS = LDEM_CELL_SUMS + 6 };
     const ldem_step_work *k = w->work;
-    ldem_xsum total[LDEM_CELL_SUMS];
-    for (int q = 0; q < LDEM_CELL_SUMS; q++) {
+    ldem_xsum total[NSUMS];
+    for (int q = 0; q < NSUMS; q++)
         ldem_xsum_clear(&total[q]);
+    for (int q = 0; q < LDEM_CELL_SUMS; q++)
         for (int t = 0; t < k->nthreads; t++)
             ldem_xsum_merge(&total[q], &k->cell_sums[(size_t)t * LDEM_CELL_SUMS + q]);
-    }
-    if (w->comm)
-        w->comm->sum(w->comm->ctx, total, LDEM_CELL_SUMS);
-    ldem_mat3 virial;
-    double K[3];
-    for (int a = 0; a < 3; a++) {
-        for (int bb = 0; bb < 3; bb++)
-            virial.m[a][bb] = ldem_xsum_round(&total[3 * a + bb]);
-        K[a] = ldem_xsum_round(&total[9 + a]);
-    }
-    /* Work of the cell's deformation on the grains over the step: the affine part of every
-     * branch vector, (F − I) ℓ, against the contact forces, by the trapezoid rule between
-     * the previous and this evaluation (as the walls' work). */
-    if (book_work && F) {
-        double power = 0.0;
-        for (int a = 0; a < 3; a++)
-            for (int bb = 0; bb < 3; bb++)
-                power += (F->m[a][bb] - (a == bb ? 1.0 : 0.0)) *
-                         0.5 * (virial.m[a][bb] + w->virial.m[a][bb]);
-        w->work_cell -= power;
-    }
-    w->virial = virial;
     const ldem_bodies *b = &w->bodies;
-    /* the kinetic part, Σ m v ⊗ v (the upper triangle): a partial sum per block of bodies in
-     * index order, the blocks' partials summed exactly (LDEM_SUM_BLOCK) */
-    ldem_xsum kin[6];
-    for (int q = 0; q < 6; q++)
-        ldem_xsum_clear(&kin[q]);
     for (size_t first = 0; first < b->count; first += LDEM_SUM_BLOCK) {
         size_t end = first + LDEM_SUM_BLOCK < b->count ? first + LDEM_SUM_BLOCK : b->count;
         double partial[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -101,14 +78,32 @@ void ldem_periodic_measure(ldem_world *w, int book_work, const ldem_mat3 *F)
                     partial[q++] += b->mass[i] * v[a] * v[bb];
         }
         for (int q = 0; q < 6; q++)
-            ldem_xsum_add(&kin[q], partial[q]);
+            ldem_xsum_add(&total[KINETIC + q], partial[q]);
     }
     if (w->comm)
-        w->comm->sum(w->comm->ctx, kin, 6);
-    ldem_mat3 kinetic;
-    for (int a = 0, q = 0; a < 3; a++)
+        w->comm->sum(w->comm->ctx, total, NSUMS);
+    ldem_mat3 virial, kinetic;
+    double K[3];
+    for (int a = 0; a < 3; a++) {
+        for (int bb = 0; bb < 3; bb++)
+            virial.m[a][bb] = ldem_xsum_round(&total[3 * a + bb]);
+        K[a] = ldem_xsum_round(&total[9 + a]);
+    }
+    for (int a = 0, q = KINETIC; a < 3; a++)
         for (int bb = a; bb < 3; bb++, q++)
-            kinetic.m[a][bb] = kinetic.m[bb][a] = ldem_xsum_round(&kin[q]);
+            kinetic.m[a][bb] = kinetic.m[bb][a] = ldem_xsum_round(&total[q]);
+    /* Work of the cell's deformation on the grains over the step: the affine part of every
+     * branch vector, (F − I) ℓ, against the contact forces, by the trapezoid rule between
+     * the previous and this evaluation (as the walls' work). */
+    if (book_work && F) {
+        double power = 0.0;
+        for (int a = 0; a < 3; a++)
+            for (int bb = 0; bb < 3; bb++)
+                power += (F->m[a][bb] - (a == bb ? 1.0 : 0.0)) *
+                         0.5 * (virial.m[a][bb] + w->virial.m[a][bb]);
+        w->work_cell -= power;
+    }
+    w->virial = virial;
     double volume = ldem_cell_volume(&w->cell.h);
     for (int a = 0; a < 3; a++) {
         for (int bb = 0; bb < 3; bb++)
