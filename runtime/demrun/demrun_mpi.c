@@ -1,6 +1,7 @@
 /* demrun-mpi — demrun on MPI ranks (docs/mpi.md): `mpirun -np N demrun-mpi SCENE.yaml`, the
- * bodies shared out by Zoltan in blocks, probes the same bytes as one process. Experimental:
- * rigid grains, no stages or restarts, probes only (no frames or checkpoints yet). */
+ * bodies shared out by Zoltan in blocks; probes, frames and checkpoints the same bytes as one
+ * process, restarts on any rank count. Experimental: rigid grains, no stages, no contact
+ * frames. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,9 +41,10 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc && status == 0 && rank == 0; k++)
         if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help"))
             printf("\ndemrun-mpi: the same under MPI, `mpirun -np N demrun-mpi SCENE.yaml`: the\n"
-                   "grains shared out by Zoltan (RCB) in blocks, the probes the same bytes as\n"
-                   "one process. Experimental: rigid grains, no stages or restarts, probes only\n"
-                   "(docs/mpi.md).\n");
+                   "grains shared out by Zoltan (RCB) in blocks; probes, frames and checkpoints\n"
+                   "the same bytes as one process, --restart on any number of ranks (the output\n"
+                   "folder must be readable by every rank). Experimental: rigid grains, no\n"
+                   "stages, no contact frames (docs/mpi.md).\n");
     dist_ctx ctx = {NULL};
     demrun_dist dist = {rank, nranks, &ctx, attach, agree};
     if (status < 0) {

@@ -153,10 +153,13 @@ static int outputs(run *r, ldem_err *err)
     int rc = LDEM_OK;
     if ((r->probes_open || r->o->dist) && s->probe_every && step % s->probe_every == 0)
         rc = probe(r, err);
-    if (!rc && r->frames_open && s->frame_every && step % s->frame_every == 0)
+    int frame_due = s->frame_every && step % s->frame_every == 0;
+    if (!rc && r->frames_open && frame_due)
         rc = ldem_frames_write(&r->frames, &r->world, err);
-    if (!rc && step && s->checkpoint_every && step % s->checkpoint_every == 0 && !r->o->dist)
-        rc = save_checkpoint(r, err);
+    else if (!rc && frame_due && s->frame_contacts && r->o->dist) /* rank 0 writes them */
+        rc = ldem_frames_share_contacts(&r->world, err);
+    if (!rc && step && s->checkpoint_every && step % s->checkpoint_every == 0)
+        rc = save_checkpoint(r, err); /* collective in a distributed run: rank 0 writes */
     return rc;
 }
 
@@ -222,7 +225,7 @@ static int open_outputs(run *r, const ldem_checkpoint_extra *x, ldem_err *err)
     if (!r->checkpoint_path)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
     snprintf(r->checkpoint_path, n, "%s/" DEMRUN_CHECKPOINT_NAME, r->dir);
-    if (s->frame_every && !r->o->dist) {
+    if (s->frame_every) {
         rc = ldem_frames_open(&r->frames, r->dir, &r->world, s->frame_encoding,
                               s->frame_contacts, x ? x->nframes : 0, x ? x->frame_times : NULL,
                               err);
@@ -288,8 +291,7 @@ static int simulate(run *r, const demrun_options *o, ldem_err *err)
     double elapsed = seconds_now() - t0;
     if (rc)
         return rc;
-    if (!o->dist) /* a distributed run's checkpoint gathers the contacts: not yet */
-        rc = save_checkpoint(r, err);
+    rc = save_checkpoint(r, err);
     if (rc || r->stopped_by)
         return rc;
     ldem_probe_row row;
@@ -372,9 +374,9 @@ int demrun_run(const demrun_options *o)
     } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     }
-    if (!rc && o->dist && (staged || o->restart))
+    if (!rc && o->dist && staged)
         rc = ldem_err_set(&err, LDEM_ERR_USAGE, NULL, 0,
-                          "demrun-mpi runs neither stages nor restarts yet (docs/mpi.md)");
+                          "demrun-mpi runs no stages yet (docs/mpi.md)");
     /* a checkpoint's contacts overlap by design: only a new run is checked */
     if (!rc && !o->restart)
         rc = ldem_scene_check_initial_overlaps(&r.scene, &r.world, &err);
@@ -398,16 +400,15 @@ int demrun_run(const demrun_options *o)
             rc = ldem_checkpoint_load_staged(o->restart, &r.world, &x,
                                              staged ? &r.stage : NULL, &err);
             rc = rc ? rc : restart_stage(&r, &x, &err);
+            /* every rank restored every pair; each keeps its own */
+            if (!rc && o->dist)
+                rc = o->dist->attach(o->dist->ctx, &r.world, &err);
             if (!rc)
                 ldem_info("restarting from %s at step %llu (t = %.6g)", o->restart,
                           (unsigned long long)r.world.step, r.world.t);
         } else {
-            if (o->dist) {
-                if (r.scene.frame_every || r.scene.checkpoint_every)
-                    ldem_warn("demrun-mpi writes probes only: no frames or checkpoints yet "
-                              "(docs/mpi.md)");
+            if (o->dist)
                 rc = o->dist->attach(o->dist->ctx, &r.world, &err);
-            }
             if (!rc)
                 rc = ldem_world_prepare(&r.world, &err);
         }
@@ -438,8 +439,11 @@ done:
     if (r.frames_open)
         ldem_frames_close(&r.frames);
     int status = rc ? fail(&err) : 0;
-    if (!rc && (early_stop || r.stopped_by))
-        status = report_stop(&r, early_stop ? early_stop : r.stopped_by);
+    if (!rc && (early_stop || r.stopped_by)) {
+        status = 128 + (early_stop ? early_stop : r.stopped_by);
+        if (!o->dist || o->dist->rank == 0) /* rank 0 speaks for the run */
+            status = report_stop(&r, early_stop ? early_stop : r.stopped_by);
+    }
     free(r.checkpoint_path);
     free(r.dir);
     free(x.frame_times);

@@ -132,7 +132,7 @@ static uint64_t static_checksum(const ldem_world *w, int with_beta)
     hash_u64(&s, b->count);
     for (size_t i = 0; i < b->count; i++) {
         hash_u64(&s, b->kind[i]), hash_u64(&s, b->shape[i]), hash_u64(&s, b->material[i]);
-        hash_u64(&s, b->flags[i]);
+        hash_u64(&s, b->flags[i] & ~(uint32_t)LDEM_BODY_GHOST); /* a rank's, not the scene's */
         /* a deformable body's radius grows with ε: its undeformed one describes the scene */
         hash_f64(&s, b->modal && b->modal[i] != LDEM_RIGID ? w->modal.radius0[i] : b->radius[i]);
         hash_f64(&s, b->mass[i]);

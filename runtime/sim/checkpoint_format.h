@@ -90,4 +90,38 @@ int ldem__checkpoint_cell_values(const ldem_world *w);
 /* The CELL section's k-th matrix (k < CELL_MATRICES) in file order. */
 const ldem_mat3 *ldem__checkpoint_cell_matrix(const ldem_world *w, unsigned k);
 
+/* Contacts written from elsewhere than the world's own list (a distributed run's, gathered
+ * at the writing rank by checkpoint_gather.c): their records, already in list order, and the
+ * header's count and pool fields for them. */
+typedef struct ldem__contact_set {
+    uint64_t count;
+    uint32_t capacity[LDEM_HISTORY_SHARDS], peak[LDEM_HISTORY_SHARDS];
+    const unsigned char *records;
+    size_t bytes;
+} ldem__contact_set;
+
+/* Where a contact record (docs/checkpoint.md, CONT) keeps the fields the gathering reads. */
+#define CONTACT_AT_I 0u
+#define CONTACT_AT_J 4u
+#define CONTACT_AT_SHARD 12u
+#define CONTACT_AT_SPRINGS 24u
+#define CONTACT_AT_CELLS 28u
+#define CONTACT_AT_HELD 32u
+
+/* checkpoint_save.c: check the contacts a save writes (owned_only: those whose first body
+ * this rank owns); write the file, with the world's contacts (set NULL) or the given ones
+ * (packed by ldem_world_pack_contacts). */
+int ldem__checkpoint_check_contacts(const ldem_world *w, int owned_only, ldem_err *err);
+struct ldem_checkpoint_extra;
+struct ldem_checkpoint_stage;
+int ldem__checkpoint_write(const char *path, const ldem_world *w,
+                           const struct ldem_checkpoint_extra *x,
+                           const struct ldem_checkpoint_stage *st, const ldem__contact_set *set,
+                           ldem_err *err);
+
+/* checkpoint_gather.c: the save of a distributed run (w->comm), collective. */
+int ldem__checkpoint_save_gathered(const char *path, const ldem_world *w,
+                                   const struct ldem_checkpoint_extra *x,
+                                   const struct ldem_checkpoint_stage *st, ldem_err *err);
+
 #endif

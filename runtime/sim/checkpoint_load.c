@@ -967,3 +967,81 @@ int ldem_checkpoint_load_staged(const char *path, ldem_world *w, ldem_checkpoint
     ldem_bundle_free(&b);
     return rc;
 }
+
+/* ---- contacts that change rank (ldem/sim/world.h, docs/mpi.md) ---- */
+
+typedef struct kept_record {
+    uint64_t key, at;
+} kept_record;
+
+static int by_pair(const void *a, const void *b)
+{
+    uint64_t x = ((const kept_record *)a)->key, y = ((const kept_record *)b)->key;
+    return (x > y) - (x < y);
+}
+
+int ldem_world_unpack_contacts(ldem_world *w, const unsigned char *records, size_t bytes,
+                               uint64_t count, ldem_err *err)
+{
+    header h;
+    memset(&h, 0, sizeof h);
+    h.version = CKPT_VERSION;
+    h.nvalues = (uint32_t)ldem__checkpoint_cell_values(w);
+    ldem_section s = {"CONT", 0, bytes, (unsigned char *)records, -1};
+    const uint32_t *flags = w->bodies.flags;
+    kept_record *keep = malloc((count ? count : 1) * sizeof *keep);
+    if (!keep)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for %llu contacts",
+                            (unsigned long long)count);
+    /* check every record and find the kept ones before the world is touched */
+    payload_cursor cur;
+    cursor_init(&cur, &s, "contacts from other ranks", err);
+    uint64_t kept = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        uint64_t at = cur.pos;
+        contact_rec r;
+        if (read_contact(&cur, w, &h, k, &r)) {
+            free(keep);
+            return LDEM_ERR_INTERNAL;
+        }
+        int j_ghost = (r.c.j & LDEM_WALL_BIT) || (flags[r.c.j] & LDEM_BODY_GHOST);
+        if (!(flags[r.c.i] & LDEM_BODY_GHOST) || !j_ghost)
+            keep[kept++] = (kept_record){(uint64_t)r.c.i << 32 | r.c.j, at};
+    }
+    ldem_contact *next = calloc(kept ? kept : 1, sizeof *next);
+    if (cursor_finish(&cur) || !next) {
+        free(keep);
+        free(next);
+        return next ? LDEM_ERR_INTERNAL
+                    : ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
+                                   "out of memory for %llu contacts", (unsigned long long)kept);
+    }
+    qsort(keep, kept, sizeof *keep, by_pair); /* the list's order */
+    release_contacts(w);
+    w->contacts = next;
+    w->contacts_capacity = kept;
+    for (uint64_t k = 0; k < kept; k++) {
+        contact_rec r;
+        cur.pos = keep[k].at;
+        read_contact(&cur, w, &h, k, &r); /* checked above */
+        ldem_contact *c = &w->contacts[w->ncontacts++];
+        *c = r.c;
+        if (restore_springs(c, &r) || restore_history(w, c, &r, &h)) {
+            free(keep);
+            return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
+                                "out of memory restoring contact %llu", (unsigned long long)k);
+        }
+    }
+    free(keep);
+    /* the images follow from the positions, as after a checkpoint */
+    for (size_t k = 0; w->cell.periodic && k < w->ncontacts; k++) {
+        ldem_contact *c = &w->contacts[k];
+        int32_t n[3] = {0, 0, 0};
+        if (!(c->j & LDEM_WALL_BIT))
+            ldem_cell_min_image(&w->cell,
+                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
+        for (int a = 0; a < 3; a++)
+            c->image[a] = (int8_t)n[a];
+    }
+    return LDEM_OK;
+}

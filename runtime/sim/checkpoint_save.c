@@ -18,19 +18,45 @@
 #include "ldem/outfile.h"
 #include "step_work.h"
 
-/* Buffered writer of one section's payload; the first error sticks. */
+/* Buffered writer of one section's payload, or (bw NULL) of records into memory that grows
+ * (a rank's contacts for a gathered checkpoint); the first error sticks. */
 typedef struct sink {
     ldem_bundle_writer *bw;
     ldem_err *err;
     int rc;
     size_t n;
+    unsigned char *mem;
+    size_t mem_bytes, mem_capacity;
     unsigned char buf[1 << 16];
 } sink;
 
+static void mem_append(sink *k)
+{
+    if (k->mem_capacity - k->mem_bytes < k->n) {
+        size_t want = k->mem_capacity ? 2 * k->mem_capacity : sizeof k->buf;
+        while (want - k->mem_bytes < k->n)
+            want *= 2;
+        unsigned char *p = realloc(k->mem, want);
+        if (!p) {
+            k->rc = ldem_err_set(k->err, LDEM_ERR_NOMEM, NULL, 0,
+                                 "checkpoint: out of memory for %zu bytes of contacts", want);
+            return;
+        }
+        k->mem = p;
+        k->mem_capacity = want;
+    }
+    memcpy(k->mem + k->mem_bytes, k->buf, k->n);
+    k->mem_bytes += k->n;
+}
+
 static void sink_flush(sink *k)
 {
-    if (!k->rc && k->n)
-        k->rc = ldem_bundle_writer_data(k->bw, k->buf, k->n, k->err);
+    if (!k->rc && k->n) {
+        if (k->bw)
+            k->rc = ldem_bundle_writer_data(k->bw, k->buf, k->n, k->err);
+        else
+            mem_append(k);
+    }
     k->n = 0;
 }
 
@@ -138,13 +164,14 @@ static uint32_t held_cells(const ldem_world *w, const ldem_contact *c)
     return ops->history_held ? ops->history_held(c->law_state) : 0;
 }
 
-static int write_header(sink *k, const ldem_world *w, uint64_t nframes)
+static int write_header(sink *k, const ldem_world *w, uint64_t nframes,
+                        const ldem__contact_set *set)
 {
     if (section_begin(k, "CKPT", CKPT_HEADER_BYTES))
         return k->rc;
     put_u32(k, CKPT_VERSION);
     put_u32(k, (uint32_t)ldem__checkpoint_cell_values(w));
-    put_u64(k, w->bodies.count), put_u64(k, w->nwalls), put_u64(k, w->ncontacts);
+    put_u64(k, w->bodies.count), put_u64(k, w->nwalls), put_u64(k, set ? set->count : w->ncontacts);
     put_u64(k, w->nmaterials), put_u64(k, w->nshapes), put_u64(k, nframes);
     put_u64(k, w->step), put_u64(k, w->list_builds), put_u64(k, ldem__checkpoint_static_checksum(w));
     put_f64(k, w->t), put_f64(k, w->dt), put_f64(k, w->skin);
@@ -154,7 +181,8 @@ static int write_header(sink *k, const ldem_world *w, uint64_t nframes)
     put_u32(k, (w->x_list ? LIST_BODIES : 0) | (w->wall_disp_list ? LIST_WALLS : 0));
     put_u32(k, 0);
     for (unsigned s = 0; s < LDEM_HISTORY_SHARDS; s++)
-        put_u32(k, w->pools[s].capacity), put_u32(k, w->pools[s].peak);
+        put_u32(k, set ? set->capacity[s] : w->pools[s].capacity),
+            put_u32(k, set ? set->peak[s] : w->pools[s].peak);
     return section_end(k);
 }
 
@@ -305,8 +333,15 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, s
     }
 }
 
-static int write_contacts(sink *k, const ldem_world *w)
+static int write_contacts(sink *k, const ldem_world *w, const ldem__contact_set *set)
 {
+    if (set) { /* records gathered from the ranks, already in list order */
+        if (section_begin(k, "CONT", set->bytes))
+            return k->rc;
+        if (set->bytes)
+            k->rc = ldem_bundle_writer_data(k->bw, set->records, set->bytes, k->err);
+        return section_end(k);
+    }
     int nvalues = ldem__checkpoint_cell_values(w);
     uint64_t length = 0;
     for (size_t q = 0; q < w->ncontacts; q++) {
@@ -357,7 +392,7 @@ static int write_stage(sink *k, const ldem_checkpoint_stage *st)
 
 static int write_all(FILE *fp, const char *path, const ldem_world *w,
                      const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
-                     ldem_err *err)
+                     const ldem__contact_set *set, ldem_err *err)
 {
     ldem_bundle_writer bw;
     int rc = ldem_bundle_writer_begin(&bw, fp, path, err);
@@ -371,7 +406,8 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
     k->bw = &bw;
     k->err = err;
     k->rc = LDEM_OK;
-    rc = write_header(k, w, x ? x->nframes : 0);
+    k->mem = NULL;
+    rc = write_header(k, w, x ? x->nframes : 0, set);
     if (!rc)
         rc = write_bodies(k, w);
     if (!rc)
@@ -379,7 +415,7 @@ static int write_all(FILE *fp, const char *path, const ldem_world *w,
     if (!rc)
         rc = write_list(k, w);
     if (!rc)
-        rc = write_contacts(k, w);
+        rc = write_contacts(k, w, set);
     if (!rc)
         rc = write_frames(k, x);
     if (!rc)
@@ -404,6 +440,64 @@ int ldem_checkpoint_save(const char *path, const ldem_world *w, const ldem_check
     return ldem_checkpoint_save_staged(path, w, x, NULL, err);
 }
 
+int ldem__checkpoint_check_contacts(const ldem_world *w, int owned_only, ldem_err *err)
+{
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        if (owned_only && (w->bodies.flags[w->contacts[k].i] & LDEM_BODY_GHOST))
+            continue;
+        int rc = check_contact_for_save(w, k, err);
+        if (rc)
+            return rc;
+    }
+    return LDEM_OK;
+}
+
+int ldem_world_pack_contacts(const ldem_world *w, unsigned char **records, size_t *bytes,
+                                uint64_t *count, ldem_err *err)
+{
+    *records = NULL;
+    *bytes = 0;
+    *count = 0;
+    sink *k = malloc(sizeof *k);
+    if (!k)
+        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
+    k->bw = NULL;
+    k->err = err;
+    k->rc = LDEM_OK;
+    k->n = 0;
+    k->mem = NULL;
+    k->mem_bytes = k->mem_capacity = 0;
+    for (size_t q = 0; q < w->ncontacts && !k->rc; q++)
+        if (!(w->bodies.flags[w->contacts[q].i] & LDEM_BODY_GHOST)) {
+            write_contact(k, w, &w->contacts[q], q);
+            ++*count;
+        }
+    sink_flush(k);
+    int rc = k->rc;
+    if (rc)
+        free(k->mem);
+    else
+        *records = k->mem, *bytes = k->mem_bytes;
+    free(k);
+    return rc;
+}
+
+int ldem__checkpoint_write(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
+                           const ldem_checkpoint_stage *st, const ldem__contact_set *set,
+                           ldem_err *err)
+{
+    ldem_outfile of;
+    int rc = ldem_outfile_open(&of, path, err);
+    if (rc)
+        return rc;
+    rc = write_all(of.fp, path, w, x, st, set, err);
+    if (rc) {
+        ldem_outfile_abort(&of);
+        return rc;
+    }
+    return ldem_outfile_commit(&of, err);
+}
+
 int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
                                 const ldem_checkpoint_extra *x, const ldem_checkpoint_stage *st,
                                 ldem_err *err)
@@ -412,19 +506,10 @@ int ldem_checkpoint_save_staged(const char *path, const ldem_world *w,
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
                             "checkpoint: %llu frame times but no array",
                             (unsigned long long)x->nframes);
-    for (size_t k = 0; k < w->ncontacts; k++) {
-        int rc = check_contact_for_save(w, k, err);
-        if (rc)
-            return rc;
-    }
-    ldem_outfile of;
-    int rc = ldem_outfile_open(&of, path, err);
+    if (w->comm) /* every rank's contacts, written by one: checkpoint_gather.c */
+        return ldem__checkpoint_save_gathered(path, w, x, st, err);
+    int rc = ldem__checkpoint_check_contacts(w, 0, err);
     if (rc)
         return rc;
-    rc = write_all(of.fp, path, w, x, st, err);
-    if (rc) {
-        ldem_outfile_abort(&of);
-        return rc;
-    }
-    return ldem_outfile_commit(&of, err);
+    return ldem__checkpoint_write(path, w, x, st, NULL, err);
 }

@@ -98,6 +98,29 @@ static void drop_contact(ldem_world *w, ldem_contact *c, ldem_xsum *released)
     ldem_contact_release(w, c);
 }
 
+int ldem_world_keep_owned_pairs(ldem_world *w, ldem_err *err)
+{
+    const uint32_t *flags = w->bodies.flags;
+    size_t kept = 0;
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        ldem_contact *c = &w->contacts[k];
+        uint32_t j = c->j;
+        int other_ghost = (j & LDEM_WALL_BIT) || (flags[j] & LDEM_BODY_GHOST);
+        if ((flags[c->i] & LDEM_BODY_GHOST) && other_ghost)
+            ldem_contact_release(w, c);
+        else
+            w->contacts[kept++] = *c;
+    }
+    w->ncontacts = kept;
+    /* a world already stepping groups its contacts by shard: group the kept ones */
+    if (w->work && w->work->shard_list) {
+        if (ldem_contacts_build_shards(w))
+            return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for contacts");
+        ldem_contacts_classify(w);
+    }
+    return LDEM_OK;
+}
+
 /* Group the contact indices by shard (CSR), keeping list order inside each shard. */
 int ldem_contacts_build_shards(ldem_world *w)
 {

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "frame_contacts.h"
 #include "ldem/log.h"
 
 static const double TWO_PI = 6.28318530717958647692;
@@ -337,16 +338,6 @@ static int contact_data_alloc(contact_data *d, size_t n)
     return LDEM_ERR_NOMEM;
 }
 
-/* The length of a contact's history stack (0 under a law that keeps none). */
-static int32_t history_length(const ldem_world *w, const ldem_contact *c)
-{
-    const ldem_law_ops *ops = w->laws[c->law].ops;
-    if (!ops->history_length)
-        return 0;
-    uint32_t n = ops->history_length(c->law_state);
-    return n > INT32_MAX ? INT32_MAX : (int32_t)n;
-}
-
 /* Whether a contact's indices name existing bodies, walls and laws. */
 static bool contact_valid(const ldem_world *w, const ldem_contact *c)
 {
@@ -358,41 +349,41 @@ static bool contact_valid(const ldem_world *w, const ldem_contact *c)
 
 static int write_contacts(const char *path, const ldem_world *w, int encoding, ldem_err *err)
 {
-    size_t n = 0;
-    for (size_t k = 0; k < w->ncontacts; k++)
-        n += w->contacts[k].overlap > 0.0;
+    ldem__contact_row *rows;
+    size_t n;
+    int rc = ldem__frame_contact_rows(w, &rows, &n, err);
+    if (rc)
+        return rc;
     grid_buf g;
     contact_data d;
-    int rc = grid_buf_alloc(&g, 2 * n, n, 2);
-    if (rc)
-        return nomem(path, err);
-    if (contact_data_alloc(&d, n)) {
-        grid_buf_free(&g);
+    rc = grid_buf_alloc(&g, 2 * n, n, 2);
+    if (rc) {
+        free(rows);
         return nomem(path, err);
     }
-    size_t m = 0;
-    for (size_t k = 0; k < w->ncontacts; k++) {
-        const ldem_contact *c = &w->contacts[k];
-        if (!(c->overlap > 0.0))
-            continue;
-        bool wall = (c->j & LDEM_WALL_BIT) != 0;
-        uint32_t j = c->j & ~LDEM_WALL_BIT;
-        put_vec3(&g.points[6 * m], w->bodies.x[c->i]);
-        put_vec3(&g.points[6 * m + 3], wall ? c->point : w->bodies.x[j]);
+    if (contact_data_alloc(&d, n)) {
+        grid_buf_free(&g);
+        free(rows);
+        return nomem(path, err);
+    }
+    for (size_t m = 0; m < n; m++) {
+        const ldem__contact_row *r = &rows[m];
+        memcpy(&g.points[6 * m], r->from, sizeof r->from);
+        memcpy(&g.points[6 * m + 3], r->to, sizeof r->to);
         g.connectivity[2 * m] = 2 * (int64_t)m;
         g.connectivity[2 * m + 1] = 2 * (int64_t)m + 1;
         g.offsets[m] = 2 * (int64_t)m + 2;
         g.types[m] = LDEM_VTK_LINE;
-        put_vec3(&d.normal_force[3 * m], c->fn);
-        put_vec3(&d.tangential_force[3 * m], c->ft);
-        d.fn[m] = ldem_vec3_norm(c->fn);
-        d.ft[m] = ldem_vec3_norm(c->ft);
-        d.overlap[m] = c->overlap;
-        d.history_length[m] = history_length(w, c);
-        d.i[m] = (int32_t)w->bodies.id[c->i]; /* the grains' ids, as the grain frames' */
-        d.j[m] = wall ? -1 - (int32_t)j : (int32_t)w->bodies.id[j];
-        m++;
+        memcpy(&d.normal_force[3 * m], r->fn, sizeof r->fn);
+        memcpy(&d.tangential_force[3 * m], r->ft, sizeof r->ft);
+        d.fn[m] = ldem_vec3_norm(ldem_vec3_make(r->fn[0], r->fn[1], r->fn[2]));
+        d.ft[m] = ldem_vec3_norm(ldem_vec3_make(r->ft[0], r->ft[1], r->ft[2]));
+        d.overlap[m] = r->overlap;
+        d.history_length[m] = r->history_length;
+        d.i[m] = r->i;
+        d.j[m] = r->j;
     }
+    free(rows);
     const ldem_vtk_array cd[] = {
         f64_array("normal_force", 3, d.normal_force),
         f64_array("tangential_force", 3, d.tangential_force),

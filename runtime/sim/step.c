@@ -378,8 +378,13 @@ int ldem_world_step(ldem_world *w, ldem_err *err)
     w->t += dt;
     w->step++;
     rotation_increments(w);
-    if (ldem_contacts_need_refresh(w) && (rc = ldem_contacts_refresh(w, err)))
-        return rc;
+    if (ldem_contacts_need_refresh(w)) {
+        /* a new list is where ownership may change (every rank decides alike) */
+        if (w->comm && w->comm->rebalance && (rc = w->comm->rebalance(w->comm->ctx, w)))
+            return ldem_err_set(err, rc, NULL, 0, "rebalancing the ranks failed");
+        if ((rc = ldem_contacts_refresh(w, err)))
+            return rc;
+    }
     forces_begin(w);
     double t0 = seconds_now();
     rc = ldem_contacts_update_and_sum(w, err);

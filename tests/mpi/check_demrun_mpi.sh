@@ -1,30 +1,55 @@
 #!/bin/sh
-# demrun-mpi on N ranks writes the probes of one-process demrun, byte for byte, but for the
-# history_bytes column (the pools' capacity: memory, which ranks duplicate at their faces;
-# docs/mpi.md).
-# usage: check_demrun_mpi.sh MPIRUN NP DEMRUN DEMRUN_MPI SCENE [--set KEY=VALUE ...]
-mpirun=$1 np=$2 demrun=$3 demrun_mpi=$4 scene=$5
-shift 5
+# demrun-mpi on N ranks writes what one-process demrun writes (docs/mpi.md):
+# - the probes byte for byte but for the history_bytes column (the pools' capacity: memory,
+#   which ranks duplicate at their faces);
+# - the checkpoint: every section the same bytes but for the header's table of history pools
+#   (ckpt_same);
+# - the frames (grains, walls, contacts) byte for byte;
+# and restarts cross over: a run stopped at step HALF on N ranks and continued by one process,
+# and one stopped by one process and continued on N ranks, end with the same outputs.
+# usage: check_demrun_mpi.sh MPIRUN NP DEMRUN DEMRUN_MPI CKPT_SAME HALF SCENE [--set K=V ...]
+mpirun=$1 np=$2 demrun=$3 demrun_mpi=$4 ckpt_same=$5 half=$6 scene=$7
+shift 7
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-"$demrun" -q -j 1 -o "$dir/one" "$@" "$scene" || { echo "check_demrun_mpi: demrun failed" >&2; exit 1; }
-"$mpirun" --oversubscribe -np "$np" "$demrun_mpi" -q -j 1 -o "$dir/ranks" "$@" "$scene" \
-  > "$dir/log" 2>&1
-status=$?
-cat "$dir/log"
-[ "$status" -eq 0 ] || { echo "check_demrun_mpi: mpirun -np $np demrun-mpi exited with $status" >&2; exit 1; }
+fail() { echo "check_demrun_mpi: $np ranks: $*" >&2; exit 1; }
+ranks() {
+  "$mpirun" --oversubscribe -np "$np" "$demrun_mpi" -q -j 1 "$@" > "$dir/log" 2>&1
+  status=$?
+  cat "$dir/log"
+  [ "$status" -eq 0 ] || fail "mpirun -np $np demrun-mpi $* exited with $status"
+}
 without_bytes() {
   awk -F'\t' 'BEGIN { OFS = "\t" }
     /^#/ { print; next }
     !skip_set { for (k = 1; k <= NF; k++) if ($k == "history_bytes") skip = k; skip_set = 1 }
     { out = ""; for (k = 1; k <= NF; k++) if (k != skip) out = out (out == "" ? "" : "\t") $k; print out }' "$1"
 }
-without_bytes "$dir/one/probes.tsv" > "$dir/one.tsv"
-without_bytes "$dir/ranks/probes.tsv" > "$dir/ranks.tsv"
-rows=$(grep -vc '^#' "$dir/one.tsv")
-if ! cmp "$dir/one.tsv" "$dir/ranks.tsv"; then
-  diff "$dir/one.tsv" "$dir/ranks.tsv" | head -6
-  echo "check_demrun_mpi: $np ranks: the probes differ from one process" >&2
-  exit 1
-fi
-echo "check_demrun_mpi: $np ranks: $rows probe rows, the same bytes as one process (history_bytes aside)"
+# same_as_one DIR WHAT: DIR's outputs against one process's uninterrupted run
+same_as_one() {
+  without_bytes "$dir/one/probes.tsv" > "$dir/one.tsv"
+  without_bytes "$1/probes.tsv" > "$dir/other.tsv"
+  if ! cmp "$dir/one.tsv" "$dir/other.tsv"; then
+    diff "$dir/one.tsv" "$dir/other.tsv" | head -6
+    fail "$2: the probes differ from one process"
+  fi
+  "$ckpt_same" "$dir/one/checkpoint.ldc" "$1/checkpoint.ldc" || fail "$2: the checkpoints differ"
+  frames=0
+  for f in "$1"/*.pvd "$1"/frames/*.vtu; do
+    [ -e "$f" ] || continue
+    cmp "$f" "$dir/one/${f#"$1"/}" || fail "$2: ${f#"$1"/} differs"
+    frames=$((frames + 1))
+  done
+  echo "check_demrun_mpi: $np ranks, $2: $(grep -vc '^#' "$dir/one.tsv") probe rows (history_bytes" \
+       "aside), the checkpoint (pools aside) and $frames frame files the same as one process"
+}
+"$demrun" -q -j 1 -o "$dir/one" "$@" "$scene" || fail "demrun failed"
+ranks -o "$dir/ranks" "$@" "$scene"
+same_as_one "$dir/ranks" "a run"
+ranks -o "$dir/a" --stop-at "$half" "$@" "$scene"
+"$demrun" -q -j 1 -o "$dir/a" --restart "$dir/a/checkpoint.ldc" "$@" "$scene" \
+  || fail "demrun --restart from demrun-mpi's checkpoint failed"
+same_as_one "$dir/a" "stopped at $half, continued by one process"
+"$demrun" -q -j 1 -o "$dir/b" --stop-at "$half" "$@" "$scene" || fail "demrun --stop-at failed"
+ranks -o "$dir/b" --restart "$dir/b/checkpoint.ldc" "$@" "$scene"
+same_as_one "$dir/b" "stopped at $half by one process, continued on $np ranks"

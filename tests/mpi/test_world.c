@@ -8,7 +8,10 @@
  * The two pool-capacity columns (history_bytes, history_cells) describe memory, which ranks
  * duplicate at their faces: they are left out (docs/mpi.md). A plain program: Criterion
  * forks, which MPI does not survive.
- * usage: test_world SCENE STEPS EVERY [KEY=VALUE ...] */
+ * With --rebalance X the ranks rebalance whenever the most loaded one carries more than X
+ * times the mean (X = 1: at almost every list rebuild), so contacts move between ranks with
+ * their Jäger histories many times; the test then also fails if no block ever moved.
+ * usage: test_world SCENE STEPS EVERY [--rebalance X] [KEY=VALUE ...] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,13 +113,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: test_world SCENE STEPS EVERY [KEY=VALUE ...]\n");
+            fprintf(stderr, "usage: test_world SCENE STEPS EVERY [--rebalance X] [KEY=VALUE ...]\n");
         MPI_Finalize();
         return 2;
     }
     long steps = atol(argv[2]), every = atol(argv[3]);
-    size_t nset = (size_t)(argc - 4);
-    const char *const *sets = (const char *const *)argv + 4;
+    int first_set = 4;
+    double rebalance = -1.0;
+    if (argc >= 6 && !strcmp(argv[4], "--rebalance"))
+        rebalance = atof(argv[5]), first_set = 6;
+    size_t nset = (size_t)(argc - first_set);
+    const char *const *sets = (const char *const *)argv + first_set;
     ldem_scene sa, sr;
     ldem_world a, ref;
     build(argv[1], nset, sets, &sa, &a);
@@ -126,6 +133,8 @@ int main(int argc, char **argv)
     ldem_mpi_world *m = NULL;
     if (ldem_mpi_world_attach(MPI_COMM_WORLD, LDEM_PARTITION_RCB, &a, &m, &err))
         die("attach", &err);
+    if (rebalance >= 0.0)
+        ldem_mpi_world_set_rebalance(m, rebalance);
     if (ldem_world_prepare(&a, &err))
         die("prepare (distributed)", &err);
     if (ldem_world_prepare(&ref, &err))
@@ -154,6 +163,18 @@ int main(int argc, char **argv)
                total ? "DIFFERENT" : "the same bits as one process");
     if (rank == 0 && all != ref.bodies.count)
         total++;
+    ldem_mpi_balance bal = ldem_mpi_world_balance(m);
+    if (rank == 0)
+        printf("test_world: rebalancing: %llu looks, %llu partitions, %llu blocks moved, "
+               "%.3g MB of contacts sent, last imbalance %.3f\n",
+               (unsigned long long)bal.checks, (unsigned long long)bal.rebalances,
+               (unsigned long long)bal.blocks_moved, 1e-6 * (double)bal.bytes_moved,
+               bal.imbalance);
+    if (rank == 0 && rebalance >= 0.0 && rebalance <= 1.0 && nranks > 1 && !bal.blocks_moved) {
+        fprintf(stderr, "test_world: --rebalance %g moved no block: nothing was tested\n",
+                rebalance);
+        total++;
+    }
     ldem_mpi_world_detach(m, &a);
     ldem_world_free(&a);
     ldem_world_free(&ref);

@@ -12,7 +12,8 @@
  * This first version keeps every body on every rank (the ghost layer is the whole world):
  * the contacts and their histories are shared out, the bodies are not, and each step moves
  * every owned body's state to every rank (an MPI_Allgatherv of 152 bytes per body). Ghosts
- * limited to the reach of a rank's region are the next step (docs/mpi.md).
+ * limited to the reach of a rank's region are the next step (docs/mpi.md). A world restored
+ * from a checkpoint may be attached too: each rank keeps its pairs of the restored ones.
  */
 #ifndef LDEM_MPI_WORLD_COMM_H
 #define LDEM_MPI_WORLD_COMM_H
@@ -31,12 +32,29 @@ extern "C" {
 typedef struct ldem_mpi_world ldem_mpi_world;
 
 /* Share w out between the ranks of comm (collective; every rank passes a world built from the
- * same scene, before ldem_world_prepare). Rigid bodies only for now: a world with deformable
+ * same scene, before ldem_world_prepare, or restored from the same checkpoint). Rigid bodies only for now: a world with deformable
  * bodies is refused (LDEM_ERR_USAGE). *out is NULL on failure; the world is unchanged then. */
 LDEM_API int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method,
                                    ldem_world *w, ldem_mpi_world **out, ldem_err *err);
 /* The bodies this rank owns. */
 LDEM_API size_t ldem_mpi_world_owned(const ldem_mpi_world *m);
+/* Rebalancing (docs/mpi.md): at each list rebuild every rank weighs its blocks (a body's own
+ * work and its block's pairs); when the most loaded rank carries more than `threshold` times
+ * the mean, the blocks are partitioned anew and the contacts move to their new ranks with
+ * their Jäger histories. 0 never rebalances; the default is LDEM_MPI_REBALANCE_DEFAULT. */
+#define LDEM_MPI_REBALANCE_DEFAULT 1.1
+LDEM_API void ldem_mpi_world_set_rebalance(ldem_mpi_world *m, double threshold);
+
+/* What rebalancing has done so far on this rank. */
+typedef struct ldem_mpi_balance {
+    uint64_t checks;       /* list rebuilds at which the load was weighed */
+    uint64_t rebalances;   /* times the blocks were partitioned anew */
+    uint64_t blocks_moved; /* blocks that changed owner, over all rebalances */
+    uint64_t bytes_moved;  /* contact records sent to every rank, over all rebalances */
+    double imbalance;      /* the most loaded rank's work over the mean, at the last check */
+} ldem_mpi_balance;
+LDEM_API ldem_mpi_balance ldem_mpi_world_balance(const ldem_mpi_world *m);
+
 /* Detach from w (its ghosts become its own bodies again) and free (collective). */
 LDEM_API void ldem_mpi_world_detach(ldem_mpi_world *m, ldem_world *w);
 

@@ -69,8 +69,12 @@ typedef struct ldem_frames {
 LDEM_API int ldem_frames_open(ldem_frames *f, const char *dir, const ldem_world *w, int encoding,
                               int with_contacts, uint64_t nprevious, const double *previous_times,
                               ldem_err *err);
-/* Write frame number f->count at time w->t and add it to the series. */
+/* Write frame number f->count at time w->t and add it to the series. In a distributed run
+ * (w->comm, docs/mpi.md) the writing rank calls it, and a frame with contacts is collective:
+ * every other rank calls ldem_frames_share_contacts at the same point. */
 LDEM_API int ldem_frames_write(ldem_frames *f, const ldem_world *w, ldem_err *err);
+/* A rank's part in a distributed frame's contacts: its pairs' rows, sent to the writer. */
+LDEM_API int ldem_frames_share_contacts(const ldem_world *w, ldem_err *err);
 LDEM_API void ldem_frames_close(ldem_frames *f);
 
 /* One probe sample (ldem/sim/step.h fills it). */

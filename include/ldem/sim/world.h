@@ -101,6 +101,14 @@ typedef struct ldem_world_comm {
     int (*count)(void *ctx, uint64_t *v, size_t n, int max);
     /* Bring every ghost's state up to its owner's (after a step's forces and integration). */
     int (*exchange)(void *ctx, struct ldem_world *w);
+    /* Every rank's bytes, concatenated in rank order, on the writing rank: *all (malloc'd,
+     * the caller frees; NULL when there are none) and *all_bytes there, NULL and 0 elsewhere.
+     * Fails on every rank alike. */
+    int (*gather)(void *ctx, const void *mine, size_t bytes, void **all, size_t *all_bytes);
+    /* At a list rebuild, before the candidates are found: share the blocks out anew when the
+     * load has drifted, moving contacts to their new ranks (may be NULL). */
+    int (*rebalance)(void *ctx, struct ldem_world *w);
+    int writer; /* this rank writes the run's files (rank 0) */
 } ldem_world_comm;
 
 /* ---- bodies (structure of arrays: the integrator and the broad phase stream them) ---- */
@@ -402,6 +410,24 @@ static inline ldem_vec3 ldem_world_body_node(const ldem_world *w, size_t i, uint
 
 /* Release a contact's history cells and springs (the contact's slot stays). */
 LDEM_API void ldem_contact_release(ldem_world *w, ldem_contact *c);
+
+/* Under MPI, after the bodies' ownership is set (LDEM_BODY_GHOST) on a world that already has
+ * contacts (restored from a checkpoint): release the pairs this rank does not keep, a ghost's
+ * pairs with other ghosts and with walls (docs/mpi.md). Their owners keep them, with their
+ * work: nothing is added to the dropped contacts' work. */
+LDEM_API int ldem_world_keep_owned_pairs(ldem_world *w, ldem_err *err);
+
+/* Contacts that change rank (docs/mpi.md), as the checkpoint's contact records
+ * (docs/checkpoint.md, CONT: every value, Jäger histories top first): pack the pairs whose
+ * first body this rank owns into a malloc'd buffer (*records, *bytes, *count records); and
+ * replace w's contacts by those of the given records that this rank keeps under its current
+ * ownership (a pair with a body it owns), in list order, released contacts' work not counted.
+ * Records that do not decode are LDEM_ERR_INTERNAL (they come from another rank of the same
+ * program), found before w is touched. */
+LDEM_API int ldem_world_pack_contacts(const ldem_world *w, unsigned char **records,
+                                      size_t *bytes, uint64_t *count, ldem_err *err);
+LDEM_API int ldem_world_unpack_contacts(ldem_world *w, const unsigned char *records,
+                                        size_t bytes, uint64_t count, ldem_err *err);
 
 /* Σ live history cells (pooled, and held in the Jäger contacts themselves), Σ bytes held by
  * the pools (capacity × bytes per cell; held cells are part of the contact records). */
