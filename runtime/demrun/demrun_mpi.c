@@ -1,7 +1,6 @@
 /* demrun-mpi — demrun on MPI ranks (docs/mpi.md): `mpirun -np N demrun-mpi SCENE.yaml`, the
  * bodies shared out by Zoltan in blocks; probes, frames and checkpoints the same bytes as one
- * process, restarts on any rank count. Experimental: rigid grains, no stages, no contact
- * frames. */
+ * process, restarts on any rank count, stages. Experimental: rigid grains. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,9 +14,12 @@ typedef struct dist_ctx {
     ldem_mpi_world *world;
 } dist_ctx;
 
+/* A staged run attaches each stage's new world: the last stage's share goes first. */
 static int attach(void *ctx, ldem_world *w, ldem_err *err)
 {
     dist_ctx *d = ctx;
+    ldem_mpi_world_detach(d->world, w);
+    d->world = NULL;
     return ldem_mpi_world_attach(MPI_COMM_WORLD, LDEM_PARTITION_RCB, w, &d->world, err);
 }
 
@@ -43,8 +45,8 @@ int main(int argc, char **argv)
             printf("\ndemrun-mpi: the same under MPI, `mpirun -np N demrun-mpi SCENE.yaml`: the\n"
                    "grains shared out by Zoltan (RCB) in blocks; probes, frames and checkpoints\n"
                    "the same bytes as one process, --restart on any number of ranks (the output\n"
-                   "folder must be readable by every rank). Experimental: rigid grains, no\n"
-                   "stages, no contact frames (docs/mpi.md).\n");
+                   "folder must be readable by every rank). Experimental: rigid grains\n"
+                   "(docs/mpi.md).\n");
     dist_ctx ctx = {NULL};
     demrun_dist dist = {rank, nranks, &ctx, attach, agree};
     if (status < 0) {
@@ -54,6 +56,7 @@ int main(int argc, char **argv)
         status = demrun_run(&o);
     }
     demrun_options_free(&o);
+    ldem_mpi_world_detach(ctx.world, NULL);
     /* A rank that failed alone would leave the others waiting in a collective: end them all
      * with its status. (A stop by a signal is agreed by every rank.) */
     if (status != 0 && status < 128 && nranks > 1)

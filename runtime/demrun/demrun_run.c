@@ -129,6 +129,9 @@ static int advance_stage(run *r, int *finished, ldem_err *err)
         rc = build_stage(r, k + 1, err);
     if (!rc && !*finished)
         rc = ldem_checkpoint_load(path, &r->world, NULL, err);
+    /* the next stage's world is new: share it out again (every rank restored every pair) */
+    if (!rc && !*finished && r->o->dist)
+        rc = r->o->dist->attach(r->o->dist->ctx, &r->world, err);
     free(path);
     return rc;
 }
@@ -374,9 +377,6 @@ int demrun_run(const demrun_options *o)
     } else if (!rc) {
         rc = ldem_scene_build(&r.scene, &r.world, &err);
     }
-    if (!rc && o->dist && staged)
-        rc = ldem_err_set(&err, LDEM_ERR_USAGE, NULL, 0,
-                          "demrun-mpi runs no stages yet (docs/mpi.md)");
     /* a checkpoint's contacts overlap by design: only a new run is checked */
     if (!rc && !o->restart)
         rc = ldem_scene_check_initial_overlaps(&r.scene, &r.world, &err);

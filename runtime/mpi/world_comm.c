@@ -421,9 +421,9 @@ void ldem_mpi_world_detach(ldem_mpi_world *m, ldem_world *w)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < w->bodies.count; i++)
+    for (size_t i = 0; w && i < w->bodies.count; i++)
         w->bodies.flags[i] &= ~(uint32_t)LDEM_BODY_GHOST;
-    if (w->comm == &m->ops)
+    if (w && w->comm == &m->ops)
         w->comm = NULL;
     world_free(m);
 }

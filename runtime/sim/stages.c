@@ -39,12 +39,15 @@ static void note(char *why, size_t size, const char *name, double value, const c
 
 /* Whether any contact carries force: without one the unbalanced ratio is undefined (a grain
  * in free fall has no contact force to compare with), and the criterion does not hold. */
+/* (over every rank in a distributed run: the indicators that follow are collective) */
 static int any_touching(const ldem_world *w)
 {
-    for (size_t k = 0; k < w->ncontacts; k++)
-        if (ldem_contact_touching(&w->contacts[k]))
-            return 1;
-    return 0;
+    uint64_t touching = 0;
+    for (size_t k = 0; k < w->ncontacts && !touching; k++)
+        touching = ldem_contact_touching(&w->contacts[k]);
+    if (w->comm)
+        w->comm->count(w->comm->ctx, &touching, 1, 1);
+    return touching != 0;
 }
 
 /* The normal force the grains exert on a wall, as the servo measures it (walls.c). */

@@ -55,7 +55,8 @@ typedef struct ldem_mpi_balance {
 } ldem_mpi_balance;
 LDEM_API ldem_mpi_balance ldem_mpi_world_balance(const ldem_mpi_world *m);
 
-/* Detach from w (its ghosts become its own bodies again) and free (collective). */
+/* Detach from w (its ghosts become its own bodies again; w may be NULL when it is gone) and
+ * free (collective). */
 LDEM_API void ldem_mpi_world_detach(ldem_mpi_world *m, ldem_world *w);
 
 #ifdef __cplusplus
