@@ -53,9 +53,9 @@ void demrun_signals_install(void);
 int demrun_stop_signal(void);
 const char *demrun_signal_name(int sig);
 
-/* demrun_launch.c: when an MPI launcher started several ranks (its environment says so),
- * replace the process by demrun-mpi from demrun's own folder with the same arguments;
- * returns an exit status only if that fails (2, said on stderr), -1 for one process. */
+/* demrun_launch.c: when an MPI launcher started demrun (its environment says so), replace
+ * the process by demrun-mpi from demrun's own folder with the same arguments; returns an exit
+ * status only if that fails on several ranks (2, said on stderr), -1 to run as one process. */
 int demrun_exec_mpi_if_launched(char **argv);
 
 /* demrun_leftovers.c: remove the "*.tmp.XXXXXX" files of demrun's own outputs that a killed

@@ -3,8 +3,10 @@
  * demrun links no MPI (a machine running one process needs none), but users start parallel
  * runs as `mpirun -np N demrun scene.yaml`, and N copies of a one-process run would each
  * compute the whole scene and write the same files over each other. So demrun looks for the
- * rank count the launcher puts in the environment and, with more than one rank, replaces
- * itself by demrun-mpi from its own folder, with the same arguments. */
+ * rank count the launcher puts in the environment and, started by one, replaces itself by
+ * demrun-mpi from its own folder, with the same arguments: on one rank too, so that every
+ * rank count writes the same checkpoint bytes. Without demrun-mpi, one rank runs as one
+ * process and more are refused. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "demrun.h"
 
 /* The ranks the launcher started, from its environment (Open MPI, then MPICH/Hydra and
- * PMIx); 1 when demrun was not started by one. */
+ * PMIx); 0 when demrun was not started by one. */
 static long launcher_ranks(void)
 {
     const char *names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
@@ -26,13 +28,13 @@ static long launcher_ranks(void)
         if (v && *v && !*end && n > 0)
             return n;
     }
-    return 1;
+    return 0;
 }
 
 int demrun_exec_mpi_if_launched(char **argv)
 {
     long ranks = launcher_ranks();
-    if (ranks <= 1)
+    if (ranks < 1)
         return -1;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -44,6 +46,8 @@ int demrun_exec_mpi_if_launched(char **argv)
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     strcpy(slash ? slash + 1 : self, "demrun-mpi");
+    if (ranks == 1 && access(self, X_OK) != 0)
+        return -1; /* no MPI build: one rank is one process */
     char *const *args = argv;
     execv(self, args);
     int e = errno;

@@ -1,6 +1,7 @@
 /* demrun-mpi — demrun on MPI ranks (docs/mpi.md): `mpirun -np N demrun-mpi SCENE.yaml`, the
  * bodies shared out by Zoltan in blocks; probes, frames and checkpoints the same bytes as one
- * process, restarts on any rank count, stages. Experimental: rigid grains. */
+ * process, restarts on any rank count, stages, deformable grains. Experimental: every rank
+ * holds every body. */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,8 +46,8 @@ int main(int argc, char **argv)
             printf("\ndemrun-mpi: the same under MPI, `mpirun -np N demrun-mpi SCENE.yaml`: the\n"
                    "grains shared out by Zoltan (RCB) in blocks; probes, frames and checkpoints\n"
                    "the same bytes as one process, --restart on any number of ranks (the output\n"
-                   "folder must be readable by every rank). Experimental: rigid grains\n"
-                   "(docs/mpi.md).\n");
+                   "folder must be readable by every rank). Experimental: every rank holds\n"
+                   "every body (docs/mpi.md).\n");
     dist_ctx ctx = {NULL};
     demrun_dist dist = {rank, nranks, &ctx, attach, agree};
     if (status < 0) {

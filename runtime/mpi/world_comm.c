@@ -12,6 +12,20 @@
 /* A body's state as its owner sends it: x, v, q, L, force, torque. The force and torque
  * travel too: the next step's first half kick then moves the ghost exactly as its owner. */
 enum { STATE_DOUBLES = 3 + 3 + 4 + 3 + 3 + 3 };
+/* A deformable body's modal state travels with it: per mode ε, ε̇, ε_prev, Q, F_int and the
+ * total force the next half kick applies (what a checkpoint's MODL keeps). */
+enum { MODAL_DOUBLES = 6 };
+
+static uint32_t body_modes(const ldem_world *w, size_t i)
+{
+    const ldem_modeset *ms = ldem_world_body_modes(w, i);
+    return ms ? ms->n : 0;
+}
+
+static size_t body_doubles(const ldem_world *w, size_t i)
+{
+    return STATE_DOUBLES + (size_t)MODAL_DOUBLES * body_modes(w, i);
+}
 
 struct ldem_mpi_world {
     MPI_Comm comm;
@@ -101,26 +115,45 @@ static size_t block_end(const ldem_world *w, size_t block)
     return end < w->bodies.count ? end : w->bodies.count;
 }
 
-static double *pack(const ldem_bodies *b, size_t i, double *d)
+static double *pack(const ldem_world *w, size_t i, double *d)
 {
+    const ldem_bodies *b = &w->bodies;
     memcpy(d, &b->x[i], 3 * sizeof *d);
     memcpy(d + 3, &b->v[i], 3 * sizeof *d);
     memcpy(d + 6, &b->q[i], 4 * sizeof *d);
     memcpy(d + 10, &b->L[i], 3 * sizeof *d);
     memcpy(d + 13, &b->force[i], 3 * sizeof *d);
     memcpy(d + 16, &b->torque[i], 3 * sizeof *d);
-    return d + STATE_DOUBLES;
+    d += STATE_DOUBLES;
+    uint32_t n = body_modes(w, i);
+    if (n) {
+        const ldem_modal_state *m = &w->modal;
+        const double *from[MODAL_DOUBLES] = {m->eps,   m->rate,  m->eps_prev,
+                                             m->force, m->f_int, m->f_total};
+        for (int f = 0; f < MODAL_DOUBLES; f++, d += n)
+            memcpy(d, from[f] + b->modal[i], n * sizeof *d);
+    }
+    return d;
 }
 
-static const double *unpack(ldem_bodies *b, size_t i, const double *d)
+static const double *unpack(ldem_world *w, size_t i, const double *d)
 {
+    ldem_bodies *b = &w->bodies;
     memcpy(&b->x[i], d, 3 * sizeof *d);
     memcpy(&b->v[i], d + 3, 3 * sizeof *d);
     memcpy(&b->q[i], d + 6, 4 * sizeof *d);
     memcpy(&b->L[i], d + 10, 3 * sizeof *d);
     memcpy(&b->force[i], d + 13, 3 * sizeof *d);
     memcpy(&b->torque[i], d + 16, 3 * sizeof *d);
-    return d + STATE_DOUBLES;
+    d += STATE_DOUBLES;
+    uint32_t n = body_modes(w, i);
+    if (n) {
+        ldem_modal_state *m = &w->modal;
+        double *to[MODAL_DOUBLES] = {m->eps, m->rate, m->eps_prev, m->force, m->f_int, m->f_total};
+        for (int f = 0; f < MODAL_DOUBLES; f++, d += n)
+            memcpy(to[f] + b->modal[i], d, n * sizeof *d);
+    }
+    return d;
 }
 
 /* Every owner's bodies, in index order within each rank's share, to every rank. */
@@ -129,12 +162,11 @@ static int exchange_op(void *ctx, ldem_world *w)
     ldem_mpi_world *m = ctx;
     if (m->nranks == 1)
         return LDEM_OK; /* no ghosts */
-    ldem_bodies *b = &w->bodies;
     double *d = m->send;
     for (size_t k = 0; k < m->nblocks; k++)
         if (m->block_owner[k] == m->rank)
             for (size_t i = k * LDEM_SUM_BLOCK; i < block_end(w, k); i++)
-                d = pack(b, i, d);
+                d = pack(w, i, d);
     int rc = MPI_Allgatherv(m->send, m->counts[m->rank], MPI_DOUBLE, m->recv, m->counts,
                             m->displs, MPI_DOUBLE, m->comm);
     if (rc != MPI_SUCCESS)
@@ -146,7 +178,7 @@ static int exchange_op(void *ctx, ldem_world *w)
         for (size_t k = 0; k < m->nblocks; k++)
             if (m->block_owner[k] == r)
                 for (size_t i = k * LDEM_SUM_BLOCK; i < block_end(w, k); i++)
-                    s = unpack(b, i, s);
+                    s = unpack(w, i, s);
     }
     return LDEM_OK;
 }
@@ -230,9 +262,8 @@ static void apply_owners(ldem_mpi_world *m, ldem_world *w)
     for (int r = 0; r < m->nranks; r++)
         m->counts[r] = 0;
     for (size_t k = 0; k < m->nblocks; k++) {
-        size_t bodies = block_end(w, k) - k * LDEM_SUM_BLOCK;
-        m->counts[m->block_owner[k]] += (int)(bodies * STATE_DOUBLES);
         for (size_t i = k * LDEM_SUM_BLOCK; i < block_end(w, k); i++) {
+            m->counts[m->block_owner[k]] += (int)body_doubles(w, i);
             if (m->block_owner[k] == m->rank) {
                 w->bodies.flags[i] &= ~(uint32_t)LDEM_BODY_GHOST;
                 m->owned++;
@@ -349,9 +380,6 @@ int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method, ldem
                           ldem_mpi_world **out, ldem_err *err)
 {
     *out = NULL;
-    if (w->modal.ndof)
-        return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
-                            "deformable grains under MPI are not supported yet (docs/mpi.md)");
     ldem_mpi_world *m = calloc(1, sizeof *m);
     if (!m)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");
@@ -364,7 +392,8 @@ int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method, ldem
     MPI_Comm_size(m->comm, &m->nranks);
     size_t n = w->bodies.count;
     m->nblocks = (n + LDEM_SUM_BLOCK - 1) / LDEM_SUM_BLOCK;
-    if (n > (size_t)INT32_MAX / STATE_DOUBLES) {
+    size_t doubles = n * STATE_DOUBLES + MODAL_DOUBLES * w->modal.ndof;
+    if (doubles > (size_t)INT32_MAX) {
         world_free(m);
         return ldem_err_set(err, LDEM_ERR_USAGE, NULL, 0,
                             "%zu bodies are too many for one exchange message", n);
@@ -372,8 +401,8 @@ int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method, ldem
     m->block_owner = calloc(m->nblocks ? m->nblocks : 1, sizeof *m->block_owner);
     m->counts = calloc((size_t)m->nranks, sizeof *m->counts);
     m->displs = calloc((size_t)m->nranks, sizeof *m->displs);
-    m->send = malloc((n ? n : 1) * STATE_DOUBLES * sizeof *m->send);
-    m->recv = malloc((n ? n : 1) * STATE_DOUBLES * sizeof *m->recv);
+    m->send = malloc((doubles ? doubles : 1) * sizeof *m->send);
+    m->recv = malloc((doubles ? doubles : 1) * sizeof *m->recv);
     m->gather_sizes = calloc((size_t)m->nranks, sizeof *m->gather_sizes);
     m->block_weight = calloc(m->nblocks ? m->nblocks : 1, sizeof *m->block_weight);
     m->new_owner = calloc(m->nblocks ? m->nblocks : 1, sizeof *m->new_owner);

@@ -789,6 +789,21 @@ static int restore_modal(ldem_world *w, const ldem_section *s)
     return 0;
 }
 
+/* The contacts' periodic images, which are not stored: they follow from the positions as
+ * long as every candidate is closer than half a cell (docs/checkpoint.md, CELL). */
+static void set_images(ldem_world *w)
+{
+    for (size_t k = 0; k < w->ncontacts; k++) {
+        ldem_contact *c = &w->contacts[k];
+        int32_t n[3] = {0, 0, 0};
+        if (!(c->j & LDEM_WALL_BIT))
+            ldem_cell_min_image(&w->cell,
+                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
+        for (int a = 0; a < 3; a++)
+            c->image[a] = (int8_t)n[a];
+    }
+}
+
 static void restore_cell(ldem_world *w, const ldem_section *s)
 {
     const unsigned char *p = s->data;
@@ -814,15 +829,7 @@ static void restore_cell(ldem_world *w, const ldem_section *s)
     for (int a = 0; a < 3; a++, p += 8)
         w->cyclic_strain0[a] = cyclic && w->cyclic_started[a] ? ldem_get_f64le(p) : 0.0;
     ldem_cell_set_h(&w->cell, w->cell.h);
-    for (size_t k = 0; k < w->ncontacts; k++) {
-        ldem_contact *c = &w->contacts[k];
-        int32_t n[3] = {0, 0, 0};
-        if (!(c->j & LDEM_WALL_BIT))
-            ldem_cell_min_image(&w->cell,
-                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
-        for (int a = 0; a < 3; a++)
-            c->image[a] = (int8_t)n[a];
-    }
+    set_images(w);
 }
 
 static int restore(ldem_world *w, ldem_checkpoint_extra *x, const sections *s, const char *path,
@@ -1033,15 +1040,7 @@ int ldem_world_unpack_contacts(ldem_world *w, const unsigned char *records, size
         }
     }
     free(keep);
-    /* the images follow from the positions, as after a checkpoint */
-    for (size_t k = 0; w->cell.periodic && k < w->ncontacts; k++) {
-        ldem_contact *c = &w->contacts[k];
-        int32_t n[3] = {0, 0, 0};
-        if (!(c->j & LDEM_WALL_BIT))
-            ldem_cell_min_image(&w->cell,
-                                ldem_vec3_sub(w->bodies.x[c->j], w->bodies.x[c->i]), n);
-        for (int a = 0; a < 3; a++)
-            c->image[a] = (int8_t)n[a];
-    }
+    if (w->cell.periodic) /* the images follow from the positions, as after a checkpoint */
+        set_images(w);
     return LDEM_OK;
 }

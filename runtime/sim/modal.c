@@ -119,25 +119,31 @@ int ldem_modal_reduce(ldem_world *w, int book_work, ldem_err *err)
                     m->force[b->modal[c->j] + a] += c->gen[used + a];
         }
     }
-    double power = 0.0;
+    /* exact, over the bodies each rank owns: the same bits however they are shared out */
+    ldem_xsum power;
+    ldem_xsum_clear(&power);
     for (size_t i = 0; i < b->count; i++) {
         const ldem_modeset *ms = modes_of(w, i);
-        if (!ms)
+        if (!ms || (b->flags[i] & LDEM_BODY_GHOST)) /* a ghost's come from its owner */
             continue;
         uint32_t off = b->modal[i], n = ms->n;
         int rc = ldem_modes_internal(ms, m->eps + off, m->f_int + off, NULL, err);
         if (rc)
             return rc;
+        double body_power = 0.0;
         for (uint32_t r = 0; r < n; r++) {
             double damp = 0.0;
             for (uint32_t s = 0; s < n; s++)
                 damp += ms->C[(size_t)r * n + s] * m->rate[off + s];
-            power += damp * m->rate[off + r];
+            body_power += damp * m->rate[off + r];
             m->f_total[off + r] = m->force[off + r] - m->f_int[off + r] - damp;
         }
+        ldem_xsum_add(&power, body_power);
     }
+    if (w->comm)
+        w->comm->sum(w->comm->ctx, &power, 1);
     if (book_work)
-        w->work_damping += power * w->dt;
+        w->work_damping += ldem_xsum_round(&power) * w->dt;
     return LDEM_OK;
 }
 

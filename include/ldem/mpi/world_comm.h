@@ -32,8 +32,8 @@ extern "C" {
 typedef struct ldem_mpi_world ldem_mpi_world;
 
 /* Share w out between the ranks of comm (collective; every rank passes a world built from the
- * same scene, before ldem_world_prepare, or restored from the same checkpoint). Rigid bodies only for now: a world with deformable
- * bodies is refused (LDEM_ERR_USAGE). *out is NULL on failure; the world is unchanged then. */
+ * same scene, before ldem_world_prepare, or restored from the same checkpoint). Deformable
+ * bodies' modal state travels with them. *out is NULL on failure. */
 LDEM_API int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method,
                                    ldem_world *w, ldem_mpi_world **out, ldem_err *err);
 /* The bodies this rank owns. */
