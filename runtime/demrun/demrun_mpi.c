@@ -56,6 +56,14 @@ int main(int argc, char **argv)
             o.quiet = 1; /* rank 0 speaks for the run */
         status = demrun_run(&o);
     }
+    if (ctx.world && rank == 0 && status == 0) {
+        ldem_mpi_balance bal = ldem_mpi_world_balance(ctx.world);
+        ldem_info("rebalancing: %llu looks at list rebuilds, %llu partitions, %llu blocks moved "
+                  "(%.3g MB of contacts sent), last imbalance %.3f",
+                  (unsigned long long)bal.checks, (unsigned long long)bal.rebalances,
+                  (unsigned long long)bal.blocks_moved, 1e-6 * (double)bal.bytes_moved,
+                  bal.imbalance);
+    }
     demrun_options_free(&o);
     ldem_mpi_world_detach(ctx.world, NULL);
     /* A rank that failed alone would leave the others waiting in a collective: end them all
