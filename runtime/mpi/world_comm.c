@@ -38,6 +38,8 @@ struct ldem_mpi_world {
     enum ldem_partition_method method;
     double threshold;        /* rebalance when the most loaded rank exceeds the mean by this */
     double *block_weight;    /* each block's work at the last look */
+    double *rank_load;       /* each rank's work under a proposed partition */
+    double floor;            /* an imbalance the last partition could not improve (0: none) */
     int *new_owner;
     ldem_mpi_balance stats;
     ldem_world_comm ops;
@@ -197,6 +199,7 @@ static void world_free(ldem_mpi_world *m)
     free(m->gather_sizes);
     free(m->block_weight);
     free(m->new_owner);
+    free(m->rank_load);
     free(m);
 }
 
@@ -337,8 +340,12 @@ static int rebalance_op(void *ctx, ldem_world *w)
     MPI_Allreduce(&load, &most, 1, MPI_DOUBLE, MPI_MAX, m->comm);
     MPI_Allreduce(&load, &sum, 1, MPI_DOUBLE, MPI_SUM, m->comm);
     m->stats.checks++;
-    m->stats.imbalance = sum > 0.0 ? most * m->nranks / sum : 1.0;
-    if (!(m->stats.imbalance > m->threshold))
+    double imbalance = sum > 0.0 ? most * m->nranks / sum : 1.0;
+    m->stats.imbalance = imbalance;
+    if (imbalance < m->floor)
+        m->floor = 0.0; /* the load has changed since the partition could not help */
+    /* (a partition that could not do better is not tried again until the load drifts 5 %) */
+    if (!(imbalance > m->threshold) || imbalance <= 1.05 * m->floor)
         return LDEM_OK;
     /* each block's weight is its owner's alone: the sum gives every rank every block's */
     MPI_Allreduce(MPI_IN_PLACE, weight, (int)m->nblocks, MPI_DOUBLE, MPI_SUM, m->comm);
@@ -347,11 +354,20 @@ static int rebalance_op(void *ctx, ldem_world *w)
     if (rc)
         return rc;
     size_t moved = 0;
-    for (size_t k = 0; k < m->nblocks; k++)
+    memset(m->rank_load, 0, (size_t)m->nranks * sizeof *m->rank_load);
+    for (size_t k = 0; k < m->nblocks; k++) {
         moved += m->new_owner[k] != m->block_owner[k];
+        m->rank_load[m->new_owner[k]] += weight[k];
+    }
+    double proposed = 0.0;
+    for (int r = 0; r < m->nranks; r++)
+        proposed = m->rank_load[r] > proposed ? m->rank_load[r] : proposed;
+    proposed = sum > 0.0 ? proposed * m->nranks / sum : 1.0;
     m->stats.rebalances++;
-    if (!moved)
+    if (!moved || !(proposed < imbalance)) { /* no better: keep the contacts where they are */
+        m->floor = imbalance;
         return LDEM_OK;
+    }
     unsigned char *mine = NULL, *all = NULL;
     size_t bytes = 0;
     uint64_t count = 0, total = 0, n_all = 0;
@@ -406,7 +422,8 @@ int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method method, ldem
     m->gather_sizes = calloc((size_t)m->nranks, sizeof *m->gather_sizes);
     m->block_weight = calloc(m->nblocks ? m->nblocks : 1, sizeof *m->block_weight);
     m->new_owner = calloc(m->nblocks ? m->nblocks : 1, sizeof *m->new_owner);
-    if (!m->block_owner || !m->counts || !m->displs || !m->send || !m->recv ||
+    m->rank_load = calloc((size_t)m->nranks, sizeof *m->rank_load);
+    if (!m->rank_load || !m->block_owner || !m->counts || !m->displs || !m->send || !m->recv ||
         !m->gather_sizes || !m->block_weight || !m->new_owner) {
         world_free(m);
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory");

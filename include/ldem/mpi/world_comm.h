@@ -40,8 +40,10 @@ LDEM_API int ldem_mpi_world_attach(MPI_Comm comm, enum ldem_partition_method met
 LDEM_API size_t ldem_mpi_world_owned(const ldem_mpi_world *m);
 /* Rebalancing (docs/mpi.md): at each list rebuild every rank weighs its blocks (a body's own
  * work and its block's pairs); when the most loaded rank carries more than `threshold` times
- * the mean, the blocks are partitioned anew and the contacts move to their new ranks with
- * their Jäger histories. 0 never rebalances; the default is LDEM_MPI_REBALANCE_DEFAULT. */
+ * the mean, the blocks are partitioned anew and, if that lowers the imbalance, the contacts
+ * move to their new ranks with their Jäger histories. A partition that could not do better is
+ * not tried again until the imbalance grows 5 % past it. 0 never rebalances; the default is
+ * LDEM_MPI_REBALANCE_DEFAULT. */
 #define LDEM_MPI_REBALANCE_DEFAULT 1.1
 LDEM_API void ldem_mpi_world_set_rebalance(ldem_mpi_world *m, double threshold);
 
