@@ -995,7 +995,6 @@ int ldem_world_unpack_contacts(ldem_world *w, const unsigned char *records, size
     h.version = CKPT_VERSION;
     h.nvalues = (uint32_t)ldem__checkpoint_cell_values(w);
     ldem_section s = {"CONT", 0, bytes, (unsigned char *)records, -1};
-    const uint32_t *flags = w->bodies.flags;
     kept_record *keep = malloc((count ? count : 1) * sizeof *keep);
     if (!keep)
         return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0, "out of memory for %llu contacts",
@@ -1011,8 +1010,7 @@ int ldem_world_unpack_contacts(ldem_world *w, const unsigned char *records, size
             free(keep);
             return LDEM_ERR_INTERNAL;
         }
-        int j_ghost = (r.c.j & LDEM_WALL_BIT) || (flags[r.c.j] & LDEM_BODY_GHOST);
-        if (!(flags[r.c.i] & LDEM_BODY_GHOST) || !j_ghost)
+        if (ldem_pair_kept(w->bodies.flags, r.c.i, r.c.j))
             keep[kept++] = (kept_record){(uint64_t)r.c.i << 32 | r.c.j, at};
     }
     ldem_contact *next = calloc(kept ? kept : 1, sizeof *next);

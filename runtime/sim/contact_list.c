@@ -100,16 +100,13 @@ static void drop_contact(ldem_world *w, ldem_contact *c, ldem_xsum *released)
 
 int ldem_world_keep_owned_pairs(ldem_world *w, ldem_err *err)
 {
-    const uint32_t *flags = w->bodies.flags;
     size_t kept = 0;
     for (size_t k = 0; k < w->ncontacts; k++) {
         ldem_contact *c = &w->contacts[k];
-        uint32_t j = c->j;
-        int other_ghost = (j & LDEM_WALL_BIT) || (flags[j] & LDEM_BODY_GHOST);
-        if ((flags[c->i] & LDEM_BODY_GHOST) && other_ghost)
-            ldem_contact_release(w, c);
-        else
+        if (ldem_pair_kept(w->bodies.flags, c->i, c->j))
             w->contacts[kept++] = *c;
+        else
+            ldem_contact_release(w, c);
     }
     w->ncontacts = kept;
     /* a world already stepping groups its contacts by shard: group the kept ones */

@@ -38,8 +38,8 @@ static void note(char *why, size_t size, const char *name, double value, const c
 }
 
 /* Whether any contact carries force: without one the unbalanced ratio is undefined (a grain
- * in free fall has no contact force to compare with), and the criterion does not hold. */
-/* (over every rank in a distributed run: the indicators that follow are collective) */
+ * in free fall has no contact force to compare with), and the criterion does not hold. In a
+ * distributed run every rank is asked (the indicators that follow are collective). */
 static int any_touching(const ldem_world *w)
 {
     uint64_t touching = 0;

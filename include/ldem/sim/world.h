@@ -290,6 +290,14 @@ static inline int ldem_contact_touching(const ldem_contact *c)
     return c->overlap > 0.0 || c->nsprings != 0;
 }
 
+/* Under MPI a rank keeps the pairs with a body it owns: a ghost's pairs with other ghosts and
+ * with walls are their owners' (docs/mpi.md). flags: the bodies' (LDEM_BODY_GHOST). */
+static inline int ldem_pair_kept(const uint32_t *flags, uint32_t i, uint32_t j)
+{
+    return !(flags[i] & LDEM_BODY_GHOST) ||
+           (!(j & LDEM_WALL_BIT) && !(flags[j] & LDEM_BODY_GHOST));
+}
+
 /* ---- the world ---- */
 
 typedef struct ldem_world {
