@@ -91,13 +91,18 @@ int ldem__checkpoint_cell_values(const ldem_world *w);
 const ldem_mat3 *ldem__checkpoint_cell_matrix(const ldem_world *w, unsigned k);
 
 /* Contacts written from elsewhere than the world's own list (a distributed run's, gathered
- * at the writing rank by checkpoint_gather.c): their records, already in list order, and the
- * header's count and pool fields for them. */
+ * at the writing rank by checkpoint_gather.c): their records as gathered, the list's order of
+ * them, and the header's count and pool fields for them. */
+typedef struct ldem__record_ref {
+    uint64_t key; /* the pair, as the list orders it */
+    size_t at, bytes;
+} ldem__record_ref;
 typedef struct ldem__contact_set {
     uint64_t count;
     uint32_t capacity[LDEM_HISTORY_SHARDS], peak[LDEM_HISTORY_SHARDS];
-    const unsigned char *records;
+    const unsigned char *records;   /* as gathered */
     size_t bytes;
+    const ldem__record_ref *order;  /* count records of `records`, in list order */
 } ldem__contact_set;
 
 /* Where a contact record (docs/checkpoint.md, CONT) keeps the fields the gathering reads. */

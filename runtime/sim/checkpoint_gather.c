@@ -16,10 +16,7 @@
 #include "ldem/bytes.h"
 #include "ldem/sim/checkpoint.h"
 
-typedef struct record_ref {
-    uint64_t key;
-    size_t at, bytes;
-} record_ref;
+typedef ldem__record_ref record_ref;
 
 static int by_key(const void *a, const void *b)
 {
@@ -93,32 +90,19 @@ broken:
                         "checkpoint: the ranks' contact records do not fit together");
 }
 
-/* The gathered records in list order, one buffer. */
+/* The gathered records written in list order (from where they lie: not copied). */
 static int write_sorted(const char *path, const ldem_world *w, const ldem_checkpoint_extra *x,
                         const ldem_checkpoint_stage *st, const unsigned char *all, size_t bytes,
                         uint64_t n, ldem_err *err)
 {
-    ldem__contact_set set = {.count = n};
+    ldem__contact_set set = {.count = n, .records = all, .bytes = bytes};
     record_ref *r = NULL;
     int rc = index_records(w, all, bytes, n, &r, &set, err);
     if (rc)
         return rc;
-    unsigned char *sorted = malloc(bytes ? bytes : 1);
-    if (!sorted) {
-        free(r);
-        return ldem_err_set(err, LDEM_ERR_NOMEM, NULL, 0,
-                            "checkpoint: out of memory for %zu bytes of contacts", bytes);
-    }
-    size_t at = 0;
-    for (uint64_t k = 0; k < n; k++) {
-        memcpy(sorted + at, all + r[k].at, r[k].bytes);
-        at += r[k].bytes;
-    }
-    free(r);
-    set.records = sorted;
-    set.bytes = bytes;
+    set.order = r;
     rc = ldem__checkpoint_write(path, w, x, st, &set, err);
-    free(sorted);
+    free(r);
     return rc;
 }
 

@@ -335,11 +335,12 @@ static void write_contact(sink *k, const ldem_world *w, const ldem_contact *c, s
 
 static int write_contacts(sink *k, const ldem_world *w, const ldem__contact_set *set)
 {
-    if (set) { /* records gathered from the ranks, already in list order */
+    if (set) { /* records gathered from the ranks, written in list order */
         if (section_begin(k, "CONT", set->bytes))
             return k->rc;
-        if (set->bytes)
-            k->rc = ldem_bundle_writer_data(k->bw, set->records, set->bytes, k->err);
+        for (uint64_t q = 0; q < set->count && !k->rc; q++)
+            k->rc = ldem_bundle_writer_data(k->bw, set->records + set->order[q].at,
+                                            set->order[q].bytes, k->err);
         return section_end(k);
     }
     int nvalues = ldem__checkpoint_cell_values(w);
